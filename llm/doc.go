@@ -1,0 +1,20 @@
+// Package llm is kimigo's provider-neutral model layer: the message model
+// (roles, content parts, tool calls, tool definitions), token usage, finish
+// reasons, model capabilities, the Provider and Stream interfaces, the
+// streaming Generate that assembles a response, and the one error type
+// *Error with the predicates callers branch on (IsRetryable,
+// IsContextOverflow, IsRequestTooLarge, …).
+//
+// It owns no wire format (llm/openai and llm/anthropic do) and imports
+// nothing else from kimigo. Providers never retry: the loop is the only
+// retry layer.
+//
+// Invariants, and the tests that guard them:
+//   - Generate merges streamed parts by the table of spec 01 §2.3 and never
+//     returns partial content after a cancel (generate_test.go, S-G1..S-G7).
+//   - Every failure a provider reports is an *Error or an abort, and an
+//     abort is never classified as a provider failure (errors_test.go,
+//     S-E1..S-E5).
+//   - Persisted JSON shapes of parts and tool calls are byte-stable
+//     (message_test.go).
+package llm

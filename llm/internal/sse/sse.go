@@ -1,0 +1,136 @@
+// Package sse decodes Server-Sent Events streams for the provider wires.
+//
+// It owns line splitting and event assembly only: lines end in "\n" with an
+// optional "\r"; "event:" sets the type; "data:" lines are joined with "\n";
+// one space after the colon is stripped; lines starting with ":" are
+// comments; an event is dispatched on a blank line. What an event means is
+// the provider's business. A line longer than MaxLine is an error, and EOF
+// inside an event is io.ErrUnexpectedEOF, so a torn stream is never mistaken
+// for a clean end. Guarded by sse_test.go and the providers' fuzz tests.
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// MaxLine is the longest line accepted (tool arguments can exceed 1 MB).
+const MaxLine = 32 << 20
+
+// ErrLineTooLong reports a line over MaxLine.
+var ErrLineTooLong = errors.New("sse: line exceeds 32 MiB")
+
+// Event is one dispatched event. Data is valid until the next call to Next.
+type Event struct {
+	// Type is the "event:" field, or "" when none was given.
+	Type string
+	Data []byte
+}
+
+// Decoder reads events from a stream. It is not safe for concurrent use.
+type Decoder struct {
+	r    *bufio.Reader
+	data []byte
+	line []byte // spill buffer for lines longer than the bufio buffer
+	typ  string
+}
+
+// NewDecoder returns a decoder reading r.
+func NewDecoder(r io.Reader) *Decoder {
+	return &Decoder{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Next returns the next event. It returns io.EOF when the stream ends at an
+// event boundary and io.ErrUnexpectedEOF when it ends inside an event.
+// Errors from the underlying reader are returned as they are.
+func (d *Decoder) Next() (Event, error) {
+	d.data = d.data[:0]
+	d.typ = ""
+	inEvent := false
+	hasData := false
+	for {
+		line, err := d.readLine()
+		if err != nil {
+			if err == io.EOF {
+				if len(line) > 0 {
+					// A final line without "\n" is still part of an
+					// unterminated event.
+					inEvent = true
+				}
+				if inEvent {
+					return Event{}, io.ErrUnexpectedEOF
+				}
+			}
+			return Event{}, err
+		}
+		if len(line) == 0 {
+			if hasData || d.typ != "" {
+				return Event{Type: d.typ, Data: d.data}, nil
+			}
+			inEvent = false
+			continue
+		}
+		inEvent = true
+		if line[0] == ':' {
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) {
+		case "data":
+			if hasData {
+				d.data = append(d.data, '\n')
+			}
+			d.data = append(d.data, value...)
+			hasData = true
+		case "event":
+			d.typ = string(value)
+		}
+		// id and retry are not used by either wire.
+	}
+}
+
+// readLine returns one line without its terminator. The slice is valid
+// until the next call.
+func (d *Decoder) readLine() ([]byte, error) {
+	line, err := d.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		d.line = append(d.line[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = d.r.ReadSlice('\n')
+			if len(d.line)+len(line) > MaxLine+2 {
+				return nil, ErrLineTooLong
+			}
+			d.line = append(d.line, line...)
+		}
+		line = d.line
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if err == io.EOF {
+		return trimEOL(line), io.EOF
+	}
+	line = trimEOL(line)
+	if len(line) > MaxLine {
+		return nil, ErrLineTooLong
+	}
+	return line, nil
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}

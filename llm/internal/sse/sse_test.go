@@ -1,0 +1,85 @@
+package sse
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type ev struct{ Type, Data string }
+
+func collect(t *testing.T, in string) ([]ev, error) {
+	t.Helper()
+	d := NewDecoder(strings.NewReader(in))
+	var out []ev
+	for {
+		e, err := d.Next()
+		if err != nil {
+			if err == io.EOF {
+				return out, nil
+			}
+			return out, err
+		}
+		out = append(out, ev{e.Type, string(e.Data)})
+	}
+}
+
+func TestDecoder(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     []ev
+		err      error
+	}{
+		{"single data line", "data: {}\n\n", []ev{{"", "{}"}}, nil},
+		{"crlf line ends", "event: ping\r\ndata: x\r\n\r\n", []ev{{"ping", "x"}}, nil},
+		{"multi data lines join with newline", "data: a\ndata: b\n\n", []ev{{"", "a\nb"}}, nil},
+		{"only one space stripped", "data:  two\n\n", []ev{{"", " two"}}, nil},
+		{"no space after colon", "data:x\n\n", []ev{{"", "x"}}, nil},
+		{"comments ignored", ": keep-alive\n\ndata: y\n\n", []ev{{"", "y"}}, nil},
+		{"event type resets per event", "event: a\ndata: 1\n\ndata: 2\n\n", []ev{{"a", "1"}, {"", "2"}}, nil},
+		{"blank lines between events", "\n\n\ndata: z\n\n\n", []ev{{"", "z"}}, nil},
+		{"eof inside event is torn", "data: {\"a\"", nil, io.ErrUnexpectedEOF},
+		{"eof after data line without blank", "data: x\n", nil, io.ErrUnexpectedEOF},
+		{"empty stream", "", nil, nil},
+		{"event without data", "event: message_stop\n\n", []ev{{"message_stop", ""}}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := collect(t, tt.in)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("err = %v, want %v", err, tt.err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("events (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestDecoderLongLine(t *testing.T) {
+	big := strings.Repeat("x", 3<<20)
+	got, err := collect(t, "data: "+big+"\n\ndata: after\n\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Data != big || got[1].Data != "after" {
+		t.Fatalf("long line not decoded: %d events", len(got))
+	}
+}
+
+func FuzzDecoder(f *testing.F) {
+	f.Add([]byte("event: a\ndata: 1\n\n"))
+	f.Add([]byte("data: x\r\n\r\n: c\n"))
+	f.Add([]byte("data"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := NewDecoder(strings.NewReader(string(b)))
+		for i := 0; i <= len(b)+1; i++ {
+			if _, err := d.Next(); err != nil {
+				return
+			}
+		}
+		t.Fatalf("decoder produced more events than input bytes")
+	})
+}
