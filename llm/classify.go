@@ -66,7 +66,7 @@ var (
 		`tool_result[\s\S]*tool_use`,
 		"unexpected\\s+`?tool_result",
 		`tool_call_id[\s\S]*not found`,
-		"role\\s+['\"`]?tool['\"`]?\\s+must be a response to a preceding message",
+		"role\\s+['\"`]?tool['\"`]?\\s+must be a response to a precee?ding message", // OpenAI spells it "preceeding"
 		"assistant message with\\s+['\"`]?tool_calls['\"`]?\\s+must be followed by tool messages",
 		`tool_call_ids? did not have response messages`,
 		`insufficient tool messages following`,

@@ -1,0 +1,88 @@
+package scripted_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/scripted"
+)
+
+func run(t *testing.T, p llm.Provider) llm.Message {
+	t.Helper()
+	res, err := llm.Generate(t.Context(), p, llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}}, llm.Callbacks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Message
+}
+
+func TestParseScriptStreamsLikeAProvider(t *testing.T) {
+	rs, err := scripted.ParseScript([]byte(`{"responses":[
+		{"thinking":"let me look around first","text":"Listing.","tool_calls":[{"name":"Glob","arguments":{"pattern":"*", "b": [1, 2]}},{"name":"Read","arguments":{"path":"go.mod"}}]},
+		{"text":"All done."}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := scripted.New(scripted.Options{Responses: rs})
+	got := run(t, p)
+	want := llm.Message{Role: llm.RoleAssistant,
+		Content: []llm.ContentPart{llm.ThinkPart("let me look around first", ""), llm.TextPart("Listing.")},
+		ToolCalls: []llm.ToolCall{
+			{ID: "offline_1", Name: "Glob", Arguments: `{"pattern":"*","b":[1,2]}`},
+			{ID: "offline_2", Name: "Read", Arguments: `{"path":"go.mod"}`},
+		}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("first answer (-want +got):\n%s", d)
+	}
+	if got := llm.ExtractText(run(t, p), ""); got != "All done." {
+		t.Errorf("second answer = %q", got)
+	}
+	if got := llm.ExtractText(run(t, p), ""); !strings.Contains(got, "no more responses") {
+		t.Errorf("exhausted answer = %q", got)
+	}
+	if n := len(p.Requests()); n != 3 {
+		t.Errorf("recorded %d requests, want 3", n)
+	}
+}
+
+func TestParseScriptErrorsNameTheField(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"responses":[{"text":"a"},{}]}`:                                  "responses[1] has no thinking, text or tool_calls",
+		`{"responses":[{"tool_calls":[{"arguments":{}}]}]}`:                "responses[0].tool_calls[0].name is empty",
+		`{"responses":[{"tool_calls":[{"name":"Glob","arguments":[1]}]}]}`: "responses[0].tool_calls[0].arguments must be a JSON object",
+		`{"responses":[{"txt":"a"}]}`:                                      `unknown field "txt"`,
+		`{}`:                                                               `missing "responses"`,
+		`not json`:                                                         "parse script",
+	} {
+		_, err := scripted.ParseScript([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseScript(%s) error = %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestDemoListsThenExplains(t *testing.T) {
+	p := scripted.New(scripted.Options{Responses: scripted.Demo(), Model: "offline"})
+	first := run(t, p)
+	if len(first.ToolCalls) != 1 || first.ToolCalls[0].Name != "Glob" || first.ToolCalls[0].Arguments != `{"pattern":"*"}` {
+		t.Errorf("demo first answer = %+v", first)
+	}
+	if got := llm.ExtractText(run(t, p), ""); !strings.Contains(got, "offline model") || !strings.Contains(got, "default_model") {
+		t.Errorf("demo second answer = %q", got)
+	}
+}
+
+func TestWithCopiesShareTheScript(t *testing.T) {
+	p := scripted.New(scripted.Options{Responses: []scripted.Response{scripted.Text("a"), scripted.Text("b")}})
+	c := p.WithThinking("high").WithMaxCompletionTokens(5000, llm.ContextBudget{UsedContextTokens: 1000, MaxContextTokens: 4000})
+	if c.ThinkingEffort() != "high" || c.MaxCompletionTokens() != 3000 || p.ThinkingEffort() != "" {
+		t.Errorf("copy settings: effort %q cap %d; original effort %q", c.ThinkingEffort(), c.MaxCompletionTokens(), p.ThinkingEffort())
+	}
+	run(t, c)
+	if p.Remaining() != 1 {
+		t.Errorf("copy did not consume the shared script: remaining %d", p.Remaining())
+	}
+}
