@@ -51,8 +51,8 @@ func marshalNoEscape(v any) ([]byte, error) {
 
 func TestContentPartJSONErrorsNameTheProblem(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"type":"hologram"}`:   `unknown type "hologram"`,
-		`{"type":"image_url"}`:  "image_url without imageUrl",
+		`{"type":"hologram"}`:  `unknown type "hologram"`,
+		`{"type":"image_url"}`: "image_url without imageUrl",
 	} {
 		var p llm.ContentPart
 		err := json.Unmarshal([]byte(in), &p)
