@@ -1,0 +1,39 @@
+// Package openai is the Chat Completions provider over plain net/http, in
+// two flavours: Kimi (Moonshot) and plain OpenAI (also DeepSeek, Ollama,
+// vLLM and other compatible servers). It implements llm.Provider.
+//
+// It owns: request building with a fixed field order (request.go, writer.go);
+// message and tool conversion per flavour (convert.go); Kimi's tool-schema
+// normalisation (schema.go); thinking controls, the extra body and
+// preserved thinking (thinking.go); the reasoning-key dialect learned from
+// the endpoint and shared by every copy of a Provider (dialect.go); the
+// stream converter, an llm.Stream over the SSE decoder (stream.go), with
+// tool-call delta buffering (toolcalls.go) and a reflection-free scanner for
+// common chunks (chunkscan.go); HTTP status conversion (errors.go); the
+// transport, idle timeout included (transport.go); Kimi video upload
+// (upload.go).
+//
+// It does not own: the message model, error kinds and predicates, status
+// and transport classification or tool-call id normalisation (package llm),
+// SSE framing (llm/internal/sse), retries (the loop), or configuration. It
+// never reads the process environment: keys, base URLs and headers come
+// only from Options and per-request llm.Auth.
+//
+// Invariants, and the tests that guard them:
+//   - One HTTP request per Generate, no hidden retries, no overall client
+//     timeout; response headers time out after 10 minutes (stream_test.go
+//     TestWireFaults, errors_test.go failOnce).
+//   - Request bodies are byte-stable and match the goldens in testdata;
+//     the openai flavour sends tool schemas byte for byte; Kimi
+//     normalisation never modifies its input (provider_test.go,
+//     convert_test.go TestRequestBytesAreStable, schema_test.go).
+//   - With preserved thinking every assistant message carries the
+//     reasoning key, "" when it had none (TestSK2PreservedThinking).
+//   - Every stream failure is an *llm.Error with a message or an abort;
+//     the stream never panics, always ends, and never drops received
+//     content silently (FuzzChatCompletionsStream, TestStreamErrors).
+//   - The chunk scanner decodes exactly what encoding/json decodes
+//     (FuzzChunkScanner); BenchmarkSSEDecode tracks throughput.
+//   - Status errors: abort first, then Kimi's quota hook (kimi flavour),
+//     then insufficient_quota, then llm.NormalizeStatus (errors_test.go).
+package openai

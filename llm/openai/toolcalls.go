@@ -1,0 +1,91 @@
+package openai
+
+import (
+	"strings"
+
+	"github.com/kimigo/kimigo/llm"
+)
+
+// toolCallDelta is one entry of delta.tool_calls.
+type toolCallDelta struct {
+	Index    *int           `json:"index"`
+	ID       string         `json:"id"`
+	Function *functionDelta `json:"function"`
+}
+
+type functionDelta struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// callBuffer turns streamed tool-call deltas into stream parts (spec 01
+// §3.1.2). Some servers stream argument text for an index before its name
+// arrives; that text is held back and put into the call header once the
+// name is known. An index that never gets a name is dropped at the end.
+type callBuffer struct {
+	byIndex map[int]*bufferedCall
+}
+
+type bufferedCall struct {
+	id      string
+	args    strings.Builder
+	emitted bool
+}
+
+// add appends the parts one delta entry yields to out.
+func (b *callBuffer) add(d *toolCallDelta, out []llm.StreamPart) []llm.StreamPart {
+	f := d.Function
+	if f == nil {
+		return out
+	}
+	if d.Index == nil {
+		switch {
+		case f.Name != "":
+			id := d.ID
+			if id == "" {
+				id = newCallID()
+			}
+			out = append(out, llm.StreamPart{Kind: llm.KindToolCall,
+				ToolCall: llm.ToolCall{ID: id, Name: f.Name, Arguments: f.Arguments}})
+		case f.Arguments != "":
+			out = append(out, llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: f.Arguments})
+		}
+		return out
+	}
+	idx := *d.Index
+	c := b.byIndex[idx]
+	if c == nil {
+		if b.byIndex == nil {
+			b.byIndex = map[int]*bufferedCall{}
+		}
+		c = &bufferedCall{}
+		b.byIndex[idx] = c
+	}
+	if c.emitted {
+		// Later name fragments and ids are ignored once the header is out.
+		if f.Arguments != "" {
+			out = append(out, llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: f.Arguments,
+				Index: idx, Indexed: true})
+		}
+		return out
+	}
+	if d.ID != "" {
+		c.id = d.ID
+	}
+	if f.Name == "" {
+		c.args.WriteString(f.Arguments)
+		return out
+	}
+	id := c.id
+	if id == "" {
+		id = newCallID()
+	}
+	args := f.Arguments
+	if c.args.Len() > 0 {
+		args = c.args.String() + f.Arguments
+		c.args = strings.Builder{}
+	}
+	c.emitted = true
+	return append(out, llm.StreamPart{Kind: llm.KindToolCall, Index: idx, Indexed: true,
+		ToolCall: llm.ToolCall{ID: id, Name: f.Name, Arguments: args}})
+}

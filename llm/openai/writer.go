@@ -1,0 +1,68 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// writer builds JSON with a fixed field order, so request bodies are
+// byte-stable (prompt caches depend on it) and raw values such as tool
+// schemas pass through untouched. Strings are written without HTML
+// escaping. Callers guarantee that raw values are valid JSON.
+type writer struct {
+	buf      bytes.Buffer
+	enc      *json.Encoder
+	comma    []bool // per open container: a value was already written
+	afterKey bool   // the next value follows a key and needs no comma
+}
+
+func newWriter() *writer {
+	w := &writer{}
+	w.enc = json.NewEncoder(&w.buf)
+	w.enc.SetEscapeHTML(false)
+	return w
+}
+
+func (w *writer) bytes() []byte { return w.buf.Bytes() }
+
+// sep writes the comma before a value or key, when one is needed.
+func (w *writer) sep() {
+	if w.afterKey {
+		w.afterKey = false
+		return
+	}
+	if n := len(w.comma); n > 0 {
+		if w.comma[n-1] {
+			w.buf.WriteByte(',')
+		}
+		w.comma[n-1] = true
+	}
+}
+
+func (w *writer) beginObject() { w.sep(); w.buf.WriteByte('{'); w.comma = append(w.comma, false) }
+func (w *writer) beginArray()  { w.sep(); w.buf.WriteByte('['); w.comma = append(w.comma, false) }
+func (w *writer) endObject()   { w.comma = w.comma[:len(w.comma)-1]; w.buf.WriteByte('}') }
+func (w *writer) endArray()    { w.comma = w.comma[:len(w.comma)-1]; w.buf.WriteByte(']') }
+
+// key writes a field name; the next call writes its value.
+func (w *writer) key(k string) {
+	w.sep()
+	w.writeString(k)
+	w.buf.WriteByte(':')
+	w.afterKey = true
+}
+
+func (w *writer) str(s string)             { w.sep(); w.writeString(s) }
+func (w *writer) raw(v json.RawMessage)    { w.sep(); w.buf.Write(v) }
+func (w *writer) int(n int)                { w.sep(); w.buf.WriteString(strconv.Itoa(n)) }
+func (w *writer) bool(b bool)              { w.sep(); w.buf.WriteString(strconv.FormatBool(b)) }
+func (w *writer) strField(k, s string)     { w.key(k); w.str(s) }
+func (w *writer) intField(k string, n int) { w.key(k); w.int(n) }
+
+func (w *writer) rawField(k string, v json.RawMessage) { w.key(k); w.raw(v) }
+
+func (w *writer) writeString(s string) {
+	_ = w.enc.Encode(s)             // encoding a string into a buffer cannot fail
+	w.buf.Truncate(w.buf.Len() - 1) // drop the newline Encode adds
+}
