@@ -1,0 +1,351 @@
+package anthropic
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/sse"
+)
+
+// eventType names an SSE event of the Messages stream.
+type eventType string
+
+// Stream events. ping, content_block_stop and message_stop carry nothing
+// the client needs.
+const (
+	eventMessageStart eventType = "message_start"
+	eventMessageDelta eventType = "message_delta"
+	eventMessageStop  eventType = "message_stop"
+	eventBlockStart   eventType = "content_block_start"
+	eventBlockDelta   eventType = "content_block_delta"
+	eventBlockStop    eventType = "content_block_stop"
+	eventPing         eventType = "ping"
+	eventError        eventType = "error"
+)
+
+// deltaType is the type of a content_block_delta.
+type deltaType string
+
+const (
+	deltaText      deltaType = "text_delta"
+	deltaThinking  deltaType = "thinking_delta"
+	deltaInputJSON deltaType = "input_json_delta"
+	deltaSignature deltaType = "signature_delta"
+)
+
+// blockRedactedThinking only appears inbound: its data is the signature
+// that a thinking block carries back.
+const blockRedactedThinking blockType = "redacted_thinking"
+
+// usageFields are the counters of message_start and message_delta; absent
+// or null fields stay nil.
+type usageFields struct {
+	InputTokens   *float64 `json:"input_tokens"`
+	OutputTokens  *float64 `json:"output_tokens"`
+	CacheRead     *float64 `json:"cache_read_input_tokens"`
+	CacheCreation *float64 `json:"cache_creation_input_tokens"`
+}
+
+type messageStartEvent struct {
+	Message struct {
+		ID    string      `json:"id"`
+		Usage usageFields `json:"usage"`
+	} `json:"message"`
+}
+
+type messageDeltaEvent struct {
+	Delta struct {
+		// StopReason is nil when the key is absent and "null" when it is
+		// explicitly null: the two mean different things.
+		StopReason json.RawMessage `json:"stop_reason"`
+	} `json:"delta"`
+	Usage *usageFields `json:"usage"`
+}
+
+type blockStartEvent struct {
+	Index        int `json:"index"`
+	ContentBlock struct {
+		Type     blockType `json:"type"`
+		Text     string    `json:"text"`
+		Thinking string    `json:"thinking"`
+		Data     string    `json:"data"`
+		ID       string    `json:"id"`
+		Name     string    `json:"name"`
+	} `json:"content_block"`
+}
+
+// blockDeltaEvent is the hot path: only the fields any delta type uses.
+type blockDeltaEvent struct {
+	Index int `json:"index"`
+	Delta struct {
+		Type        deltaType `json:"type"`
+		Text        string    `json:"text"`
+		Thinking    string    `json:"thinking"`
+		PartialJSON string    `json:"partial_json"`
+		Signature   string    `json:"signature"`
+	} `json:"delta"`
+}
+
+// stream turns a Messages SSE body into stream parts (spec 01 §3.4.7). It
+// works on any io.Reader; the HTTP specifics (timeouts, cancellation) come
+// in through reqCtx and release.
+type stream struct {
+	dec  *sse.Decoder
+	body io.Closer
+	// ctx is the caller's context: when it is done, failures are aborts.
+	ctx context.Context
+	// reqCtx carries the provider's own timeouts as its cause.
+	reqCtx context.Context
+	// release stops timers and cancels the request; nil when unused.
+	release func()
+	closed  atomic.Bool
+
+	id         string
+	usage      llm.TokenUsage
+	finish     llm.FinishReason
+	rawFinish  string
+	toolBlocks map[int]bool // block indexes that started as tool_use
+	err        error        // sticky: io.EOF or the classified failure
+
+	delta blockDeltaEvent // reused across deltas
+}
+
+// newStream reads events from body. reqCtx may equal ctx.
+func newStream(ctx, reqCtx context.Context, body io.ReadCloser, release func()) *stream {
+	return &stream{
+		dec:        sse.NewDecoder(body),
+		body:       body,
+		ctx:        ctx,
+		reqCtx:     reqCtx,
+		release:    release,
+		toolBlocks: map[int]bool{},
+	}
+}
+
+// Next returns the next part, io.EOF at a clean end (an event boundary),
+// or a classified error. Errors are sticky.
+func (s *stream) Next() (llm.StreamPart, error) {
+	for s.err == nil {
+		ev, err := s.dec.Next()
+		if err != nil {
+			s.err = s.readError(err)
+			break
+		}
+		part, ok, err := s.handle(ev)
+		if err != nil {
+			s.err = err
+			break
+		}
+		if ok {
+			return part, nil
+		}
+	}
+	return llm.StreamPart{}, s.err
+}
+
+// errStreamClosed is the cause when Close interrupts a read.
+var errStreamClosed = errors.New("anthropic stream: closed")
+
+func (s *stream) readError(err error) error {
+	switch {
+	case err == io.EOF:
+		return io.EOF
+	case s.ctx.Err() != nil:
+		return llm.Aborted(s.ctx)
+	case s.closed.Load():
+		return &llm.Error{Kind: llm.KindConnection, Message: errStreamClosed.Error(), Cause: errStreamClosed}
+	}
+	if cause := context.Cause(s.reqCtx); errors.Is(cause, llm.ErrProviderTimeout) {
+		return &llm.Error{Kind: llm.KindTimeout, Message: cause.Error(), Cause: cause}
+	}
+	classified := llm.ClassifyTransport(s.ctx, fmt.Errorf("anthropic stream: %w", err))
+	if _, ok := llm.AsError(classified); !ok {
+		// A cancellation nobody asked for is a broken connection.
+		return &llm.Error{Kind: llm.KindConnection, Message: "connection error: anthropic stream: " + err.Error(), Cause: err}
+	}
+	return classified
+}
+
+func malformed(ev eventType, err error) *llm.Error {
+	return &llm.Error{Kind: llm.KindGeneric, Message: fmt.Sprintf("anthropic stream: malformed %s event: %v", ev, err), Cause: err}
+}
+
+// handle interprets one event; ok reports whether it produced a part.
+// Unknown events, block types and delta types are ignored.
+func (s *stream) handle(ev sse.Event) (part llm.StreamPart, ok bool, err error) {
+	switch eventType(ev.Type) {
+	case eventBlockDelta:
+		return s.onDelta(ev.Data)
+	case eventBlockStart:
+		return s.onStart(ev.Data)
+	case eventMessageStart:
+		return llm.StreamPart{}, false, s.onMessageStart(ev.Data)
+	case eventMessageDelta:
+		return llm.StreamPart{}, false, s.onMessageDelta(ev.Data)
+	case eventError:
+		return llm.StreamPart{}, false, streamError(ev.Data)
+	case eventPing, eventBlockStop, eventMessageStop:
+		// Nothing to read: block ends are implied by the next part.
+	}
+	return llm.StreamPart{}, false, nil
+}
+
+func (s *stream) onDelta(data []byte) (llm.StreamPart, bool, error) {
+	d := &s.delta
+	*d = blockDeltaEvent{}
+	if !decodeDeltaFast(data, d) {
+		*d = blockDeltaEvent{}
+		if err := json.Unmarshal(data, d); err != nil {
+			return llm.StreamPart{}, false, malformed(eventBlockDelta, err)
+		}
+	}
+	switch d.Delta.Type {
+	case deltaText:
+		return llm.ContentStreamPart(llm.TextPart(d.Delta.Text)), true, nil
+	case deltaThinking:
+		return llm.ContentStreamPart(llm.ThinkPart(d.Delta.Thinking, "")), true, nil
+	case deltaSignature:
+		// Merges into the open thinking part and closes it.
+		return llm.ContentStreamPart(llm.ThinkPart("", d.Delta.Signature)), true, nil
+	case deltaInputJSON:
+		if !s.toolBlocks[d.Index] {
+			return llm.StreamPart{}, false, nil // arguments of a block we do not track
+		}
+		return llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: d.Delta.PartialJSON,
+			Index: d.Index, Indexed: true}, true, nil
+	}
+	return llm.StreamPart{}, false, nil
+}
+
+func (s *stream) onStart(data []byte) (llm.StreamPart, bool, error) {
+	var e blockStartEvent
+	if err := json.Unmarshal(data, &e); err != nil {
+		return llm.StreamPart{}, false, malformed(eventBlockStart, err)
+	}
+	b := e.ContentBlock
+	if b.Type != blockToolUse {
+		delete(s.toolBlocks, e.Index)
+	}
+	switch b.Type {
+	case blockText:
+		return llm.ContentStreamPart(llm.TextPart(b.Text)), true, nil
+	case blockThinking:
+		return llm.ContentStreamPart(llm.ThinkPart(b.Thinking, "")), true, nil
+	case blockRedactedThinking:
+		return llm.ContentStreamPart(llm.ThinkPart("", b.Data)), true, nil
+	case blockToolUse:
+		s.toolBlocks[e.Index] = true
+		id := b.ID
+		if id == "" {
+			id = newUUID()
+		}
+		// The start block's input is always {} on the wire; the real
+		// arguments follow as input_json_delta.
+		return llm.StreamPart{Kind: llm.KindToolCall, ToolCall: llm.ToolCall{ID: id, Name: b.Name},
+			Index: e.Index, Indexed: true}, true, nil
+	}
+	return llm.StreamPart{}, false, nil
+}
+
+func (s *stream) onMessageStart(data []byte) error {
+	var e messageStartEvent
+	if err := json.Unmarshal(data, &e); err != nil {
+		return malformed(eventMessageStart, err)
+	}
+	s.id = e.Message.ID
+	u := e.Message.Usage
+	s.usage = llm.TokenUsage{
+		InputOther:         count(u.InputTokens),
+		Output:             count(u.OutputTokens),
+		InputCacheRead:     count(u.CacheRead),
+		InputCacheCreation: count(u.CacheCreation),
+	}
+	return nil
+}
+
+func (s *stream) onMessageDelta(data []byte) error {
+	var e messageDeltaEvent
+	if err := json.Unmarshal(data, &e); err != nil {
+		return malformed(eventMessageDelta, err)
+	}
+	if u := e.Usage; u != nil {
+		override(&s.usage.InputOther, u.InputTokens)
+		override(&s.usage.Output, u.OutputTokens)
+		override(&s.usage.InputCacheRead, u.CacheRead)
+		override(&s.usage.InputCacheCreation, u.CacheCreation)
+	}
+	if raw := e.Delta.StopReason; raw != nil {
+		var reason *string
+		if err := json.Unmarshal(raw, &reason); err != nil {
+			return malformed(eventMessageDelta, fmt.Errorf("stop_reason: %w", err))
+		}
+		s.rawFinish = ""
+		if reason != nil {
+			s.rawFinish = *reason
+		}
+		s.finish = llm.AnthropicFinish(s.rawFinish)
+	}
+	return nil
+}
+
+// newUUID returns a random version-4 UUID for a tool call the server sent
+// without an id.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// maxCount keeps absurd counters representable on every platform.
+const maxCount = 1 << 53
+
+// count converts a JSON counter: missing is 0, negatives clamp to 0.
+func count(v *float64) int {
+	if v == nil || *v <= 0 {
+		return 0
+	}
+	return int(min(*v, maxCount))
+}
+
+func override(dst *int, v *float64) {
+	if v != nil {
+		*dst = count(v)
+	}
+}
+
+// Close ends the stream and releases the connection. It is safe to call
+// more than once and from another goroutine than Next.
+func (s *stream) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	if s.release != nil {
+		s.release()
+	}
+	return s.body.Close()
+}
+
+// ID is message_start's message id.
+func (s *stream) ID() string { return s.id }
+
+// Usage is always reported: Anthropic sends counters on every stream, and
+// a stream without them counts as zero.
+func (s *stream) Usage() (llm.TokenUsage, bool) { return s.usage, true }
+
+// FinishReason is the normalised stop_reason of the last message_delta
+// that carried one.
+func (s *stream) FinishReason() llm.FinishReason { return s.finish }
+
+// RawFinishReason is the stop_reason as sent.
+func (s *stream) RawFinishReason() string { return s.rawFinish }
+
+// TraceID is always empty: Anthropic has no trace id header.
+func (s *stream) TraceID() string { return "" }
