@@ -23,10 +23,20 @@ func Aborted(ctx context.Context) error {
 	return fmt.Errorf("%w: %w", ErrAborted, cause)
 }
 
-// IsAbort reports whether err is a cancellation rather than a failure.
+// IsAbort reports whether err is a cancellation rather than a failure. A
+// classified provider error is never an abort, even when its cause is a
+// context error (a provider's own header or idle timeout wraps one).
 func IsAbort(err error) bool {
-	return errors.Is(err, ErrAborted) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, context.DeadlineExceeded)
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrAborted) {
+		return true
+	}
+	if _, ok := AsError(err); ok {
+		return false
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Kind classifies a provider failure (spec 01 §3.7.1).

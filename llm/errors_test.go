@@ -326,3 +326,14 @@ func TestErrorNames(t *testing.T) {
 		t.Errorf("ErrorName = %q", got)
 	}
 }
+
+func TestProviderTimeoutIsNotAnAbort(t *testing.T) {
+	e := &llm.Error{Kind: llm.KindTimeout, Message: "request timed out",
+		Cause: fmt.Errorf("awaiting headers: %w", context.DeadlineExceeded)}
+	if llm.IsAbort(e) || !llm.IsRetryable(e) {
+		t.Errorf("a provider timeout wrapping a context error must be a retryable failure, not an abort")
+	}
+	if !llm.IsAbort(fmt.Errorf("read: %w", context.Canceled)) {
+		t.Error("a bare context error is an abort")
+	}
+}
