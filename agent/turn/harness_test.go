@@ -38,10 +38,12 @@ var kimiWire = wire{
 		return srv, openai.New(openai.Options{Flavour: openai.Kimi, BaseURL: llmtest.ChatBaseURL(srv),
 			APIKey: "test-key", Model: "kimi-k2", ResponseHeaderTimeout: headerTimeout})
 	},
-	rateLimited:     llmtest.ChatRateLimited,
-	serverError:     llmtest.ChatServerError,
-	unavailable:     llmtest.ChatUnavailable,
-	overloaded:      func() llmtest.Reply { return llmtest.Status(529, `{"error":{"message":"The engine is overloaded","type":"engine_overloaded_error"}}`) },
+	rateLimited: llmtest.ChatRateLimited,
+	serverError: llmtest.ChatServerError,
+	unavailable: llmtest.ChatUnavailable,
+	overloaded: func() llmtest.Reply {
+		return llmtest.Status(529, `{"error":{"message":"The engine is overloaded","type":"engine_overloaded_error"}}`)
+	},
 	tooLarge:        llmtest.ChatTooLarge,
 	contextOverflow: func() llmtest.Reply { return llmtest.ChatContextOverflow(262144, 274613) },
 }
@@ -53,9 +55,11 @@ var anthropicWire = wire{
 		return srv, anthropic.New(anthropic.Options{BaseURL: srv.URL, APIKey: "test-key",
 			Model: "claude-sonnet-4-5", ResponseHeaderTimeout: headerTimeout})
 	},
-	rateLimited:     llmtest.AnthropicRateLimited,
-	serverError:     llmtest.AnthropicServerError,
-	unavailable:     func() llmtest.Reply { return llmtest.Status(503, llmtest.AnthropicErrorBody("api_error", "Service Unavailable")) },
+	rateLimited: llmtest.AnthropicRateLimited,
+	serverError: llmtest.AnthropicServerError,
+	unavailable: func() llmtest.Reply {
+		return llmtest.Status(503, llmtest.AnthropicErrorBody("api_error", "Service Unavailable"))
+	},
 	overloaded:      llmtest.AnthropicOverloaded,
 	tooLarge:        llmtest.AnthropicRequestTooLarge,
 	contextOverflow: func() llmtest.Reply { return llmtest.AnthropicPromptTooLong(210000, 200000) },
