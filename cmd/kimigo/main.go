@@ -26,6 +26,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "-h", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
+		case "-p", "--prompt":
+			fmt.Fprintln(stderr, "kimigo: print mode (-p) is not available in this build yet; see kimigo --help")
+			return 2
 		}
 	}
 	if len(args) == 0 {

@@ -36,3 +36,13 @@ func TestUnknownOptionNamesIt(t *testing.T) {
 		t.Errorf("stderr %q does not name the option", errw.String())
 	}
 }
+
+func TestPrintModeNotYetAvailableSaysSo(t *testing.T) {
+	var out, errw bytes.Buffer
+	if code := run([]string{"-p", "hello"}, &out, &errw); code != 2 {
+		t.Fatalf("exit code %d, want 2", code)
+	}
+	if !strings.Contains(errw.String(), "print mode (-p) is not available") {
+		t.Errorf("stderr %q does not explain that print mode is missing", errw.String())
+	}
+}
