@@ -1,0 +1,53 @@
+package osenv
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteFileAtomic replaces name with data through a temporary file in the
+// same directory and a rename, so a reader sees the old content or the new
+// one and a failure never leaves a partial file. A new file gets perm; an
+// existing one keeps its mode. A symbolic link is written through (in
+// place), since renaming over it would replace the link itself.
+func WriteFileAtomic(fsys FS, name string, data []byte, perm fs.FileMode) error {
+	if fi, err := fsys.Lstat(name); err == nil {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return writeInPlace(fsys, name, data, perm)
+		}
+		perm = fi.Mode().Perm()
+	}
+	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+"."+rand.Text()[:10]+".tmp")
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = fsys.Rename(tmp, name)
+	}
+	if err != nil {
+		_ = fsys.Remove(tmp) // best effort: the temp file may not exist
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+func writeInPlace(fsys FS, name string, data []byte, perm fs.FileMode) error {
+	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
+}
