@@ -1,0 +1,44 @@
+// Package tools holds kimigo's built-in tools and the infrastructure they
+// share (spec 05 §1–4, §11). Every tool implements loop.ExecutableTool,
+// the one tool contract; results are loop.ToolResult values, display
+// blocks loop.Display values, and declared resource accesses loop.Access
+// values.
+//
+// It owns:
+//   - the shared pieces other tools build on: ResultBuilder (output under a
+//     total and a per-line limit, §1.9), ResolvePath (the path access
+//     policy, §3.1, whose *PathError reaches the model verbatim),
+//     IsSensitive and SensitiveExcludeGlobs (§3.2), DetectFileType (§3.3),
+//     EscapeRule and the rule matchers (§1.8);
+//   - the built-in tools, one file each with its model-facing description
+//     in a .md file beside it, rendered with text/template from the same
+//     constants the code uses;
+//   - Manager, the tool table of one agent (§2): registration, profile
+//     activation, MCP allow/deny, progressive disclosure and the table
+//     order; and Store, the tool key/value store whose updates the agent
+//     records (§1.10).
+//
+// It does not own: argument parsing, schema validation, scheduling, hooks,
+// the grace timeout or result normalisation (package loop does those); the
+// permission chain (agent/permission); files and processes (package osenv:
+// every tool gets an osenv.Env and its Workspace when it is built, never
+// per call); background tasks, questions to the user, subagents, cron,
+// skills, plan and goal modes (reached through the small interfaces in
+// collaborators.go, implemented elsewhere). Grep and Glob (grep.go,
+// glob.go) run on the native engine in tools/search.
+//
+// Invariants, and the tests that guard them:
+//   - Bad input never panics and never writes half a file: every refusal is
+//     an error result naming the argument or the path, and Write and Edit
+//     replace files through a temporary file and a rename (write_file_test.go,
+//     edit_file_test.go, S14–S24).
+//   - Path refusals happen in ResolveExecution, before any I/O
+//     (path_policy_test.go, S17, S19).
+//   - Read streams: memory does not grow with the file (read_file_test.go,
+//     BenchmarkReadNearEndOf100MB).
+//   - A Bash command never outlives its call: timeouts and cancellation kill
+//     the whole process group, and output is bounded with its head and tail
+//     kept (bash_test.go).
+//   - The default tool definitions stay under 20 KB on the wire
+//     (manager_test.go TestDefaultDefinitionsSize).
+package tools
