@@ -68,7 +68,7 @@ func TestFaultMatrix(t *testing.T) {
 			t.Run(w.name+"/"+f.name, func(t *testing.T) {
 				srv, p := w.serve(t, f.headerTimeout, f.reply(w), llmtest.Text("recovered"))
 				c := newConversation("start")
-				res, err, _ := c.run(t, p)
+				res, _, err := c.run(t, p)
 				switch {
 				case f.wantErr == nil && err != nil:
 					t.Fatalf("turn did not recover: %v", err)
@@ -91,7 +91,7 @@ func TestFaultMatrix(t *testing.T) {
 				// failed turn the unused "recovered" reply answers it.)
 				c.addUser("and now?")
 				srv.Add(llmtest.Text("next turn"))
-				res2, err2, _ := c.run(t, p)
+				res2, _, err2 := c.run(t, p)
 				if err2 != nil || res2.StopReason != loop.StopEndTurn {
 					t.Fatalf("next turn = %+v, %v", res2, err2)
 				}

@@ -131,7 +131,7 @@ func (c *conversation) build(context.Context) ([]llm.Message, error) {
 }
 
 // run runs one turn of c through p with the echo tool and instant sleeps.
-func (c *conversation) run(t *testing.T, p llm.Provider, mutate ...func(*loop.RunTurnInput)) (loop.TurnResult, error, *looptest.Sleeper) {
+func (c *conversation) run(t *testing.T, p llm.Provider, mutate ...func(*loop.RunTurnInput)) (loop.TurnResult, *looptest.Sleeper, error) {
 	t.Helper()
 	sleeper := &looptest.Sleeper{}
 	adapter := turn.NewLLM(turn.LLMOptions{
@@ -155,7 +155,7 @@ func (c *conversation) run(t *testing.T, p llm.Provider, mutate ...func(*loop.Ru
 		m(&in)
 	}
 	res, err := loop.RunTurn(t.Context(), in)
-	return res, err, sleeper
+	return res, sleeper, err
 }
 
 // acceptedAll fails the test when the strict server rejected any request.

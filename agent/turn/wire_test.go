@@ -37,7 +37,7 @@ func TestSL5Provider429ThenSuccess(t *testing.T) {
 			}
 			srv, p := kimiWire.serve(t, 0, limited, llmtest.Text("hello there"))
 			c := newConversation("hi")
-			res, err, sleeper := c.run(t, p)
+			res, sleeper, err := c.run(t, p)
 			if err != nil || res.StopReason != loop.StopEndTurn {
 				t.Fatalf("RunTurn = %+v, %v", res, err)
 			}
@@ -75,7 +75,7 @@ func TestSL6MidStreamErrorPayload(t *testing.T) {
 	first := llmtest.Text("par").WithFault(llmtest.Fault{ErrorEventAfter: 2, ErrorMessage: "upstream overloaded"})
 	srv, p := kimiWire.serve(t, 0, first, llmtest.Text("partial answer"))
 	c := newConversation("go")
-	res, err, _ := c.run(t, p)
+	res, _, err := c.run(t, p)
 	if err != nil || res.StopReason != loop.StopEndTurn {
 		t.Fatalf("RunTurn = %+v, %v", res, err)
 	}
@@ -103,7 +103,7 @@ func TestSL7StreamCutBeforeFinish(t *testing.T) {
 			first := llmtest.Text(strings.Repeat("lost words ", 8)).WithFault(llmtest.Fault{ResetAfter: 3})
 			srv, p := w.serve(t, 0, first, llmtest.Text("kept"))
 			c := newConversation("go")
-			res, err, _ := c.run(t, p)
+			res, _, err := c.run(t, p)
 			if err != nil || res.StopReason != loop.StopEndTurn {
 				t.Fatalf("RunTurn = %+v, %v", res, err)
 			}
@@ -121,7 +121,7 @@ func TestSL7StreamCutBeforeFinish(t *testing.T) {
 			r.NoFinish = true
 			_, p := w.serve(t, 0, r)
 			c := newConversation("go")
-			res, err, _ := c.run(t, p)
+			res, _, err := c.run(t, p)
 			if err != nil || res.StopReason != loop.StopEndTurn {
 				t.Fatalf("RunTurn = %+v, %v", res, err)
 			}
@@ -135,7 +135,7 @@ func TestSL7StreamCutBeforeFinish(t *testing.T) {
 			r.NoFinish = true
 			srv, p := w.serve(t, 0, r, llmtest.Text("done"))
 			c := newConversation("go")
-			res, err, _ := c.run(t, p)
+			res, _, err := c.run(t, p)
 			if err != nil || res.StopReason != loop.StopEndTurn || res.Steps != 2 {
 				t.Fatalf("RunTurn = %+v, %v", res, err)
 			}
@@ -223,7 +223,7 @@ func TestSA7ClientSideImageRejectionResendsStripped(t *testing.T) {
 	stripped := func(ctx context.Context) ([]llm.Message, error) {
 		return []llm.Message{llm.UserMessage("what is this?\n[image removed]")}, nil
 	}
-	res, err, _ := c.run(t, p, func(in *loop.RunTurnInput) { in.BuildMessagesMediaStripped = stripped })
+	res, _, err := c.run(t, p, func(in *loop.RunTurnInput) { in.BuildMessagesMediaStripped = stripped })
 	if err != nil || res.StopReason != loop.StopEndTurn {
 		t.Fatalf("RunTurn = %+v, %v", res, err)
 	}
@@ -254,7 +254,7 @@ func TestStrictResendThroughTheWire(t *testing.T) {
 	strict := func(ctx context.Context) ([]llm.Message, error) {
 		return []llm.Message{c.msgs[0], c.msgs[1], c.msgs[3], c.msgs[2]}, nil
 	}
-	res, err, _ := c.run(t, p, func(in *loop.RunTurnInput) { in.BuildMessagesStrict = strict })
+	res, _, err := c.run(t, p, func(in *loop.RunTurnInput) { in.BuildMessagesStrict = strict })
 	if err != nil || res.StopReason != loop.StopEndTurn {
 		t.Fatalf("RunTurn = %+v, %v", res, err)
 	}
@@ -270,7 +270,7 @@ func TestStrictResendThroughTheWire(t *testing.T) {
 func TestSK6QuotaExhaustedFailsFast(t *testing.T) {
 	srv, p := kimiWire.serve(t, 0, llmtest.ChatQuotaExhausted(), llmtest.Text("never"))
 	c := newConversation("hi")
-	_, err, _ := c.run(t, p)
+	_, _, err := c.run(t, p)
 	if !llm.IsQuotaExhausted(err) {
 		t.Fatalf("error = %v, want quota exhausted", err)
 	}
