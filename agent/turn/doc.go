@@ -1,16 +1,46 @@
-// Package turn drives an agent's turns on top of the stateless loop.
+// Package turn drives an agent's turns on top of the stateless loop (spec
+// 03 §1–5).
 //
-// It holds the LLM adapter (llm.go): the bridge from llm.Generate to the
-// loop's LLM interface, which applies the completion budget to a
-// per-request copy of the provider, downgrades media the model cannot take
-// (media.go), bridges streamed deltas to live callbacks and delivers
-// completed content blocks in order after the stream drained. The adapter
-// never modifies the long-lived provider and never retries: the loop is the
-// only retry layer.
+// It owns:
+//   - TurnFlow (flow.go, worker.go, steps.go, hooks.go, dispatch.go): the
+//     single owner of "is a turn running"; Prompt, Steer, Retry and Cancel;
+//     the turn worker and its goal driver; runOneTurn with its error
+//     classification (errors.go) and the close of abandoned calls
+//     (abandon.go); the wiring of every loop hook to the agent's
+//     collaborators in the order of spec 03 §1.7; the steer buffer; the
+//     mapping of loop events to the agent's events (event.go) and the
+//     first-request signal; the turn records (record.go).
+//   - the LLM adapter (llm.go): llm.Generate behind the loop's LLM
+//     interface, reading provider, system prompt and capability from a
+//     snapshot at every request, applying the completion budget to a
+//     per-request copy of the provider, downgrading media the model cannot
+//     take (media.go), bridging streamed deltas and delivering completed
+//     blocks after the stream drained. It never retries: the loop is the
+//     only retry layer.
+//   - the tool-call Deduplicator (dedup.go, canonical.go) and the
+//     ResultBudget that spills oversized results (budget.go), which
+//     TurnFlow applies in FinalizeToolResult.
+//   - prompt media (prompt_media.go): local videos become tags.
 //
-// Invariants and their tests: a failed or cancelled request delivers no
-// content part (llm_test.go); media downgrade never mutates history
-// (media_test.go, S-L37); the loop's retries and resends work through real
-// providers against the loopback fake servers (wire_test.go: S-L5, S-L6,
-// S-L7, S-K9; faults_test.go: the fault matrix).
+// It does not own state. It reaches the agent only through the small
+// interfaces of collaborators.go (history, committer, compactor, injector,
+// permission gate, goal store, hook runner, usage recorder, event sink,
+// loop control), never through *agent.Agent, and reads no environment.
+// NoCompaction and ApproveAll stand in for compaction and permissions until
+// those exist.
+//
+// Concurrency: one worker goroutine per launched turn, waited for by Close;
+// a turn launched after a Cancel waits for the cancelled one to finish its
+// bookkeeping. TurnFlow's mutex guards the active turn, the counter and the
+// steer buffer, and is never held while calling a collaborator. The active
+// turn is released before turn.ended is published (spec 03 §7.2).
+//
+// Invariants and their tests: the TurnFlow scenarios of spec 03 §8 run
+// through a real agent in package agent (turnflow_test.go S1–S16,
+// adapter_test.go S21–S24); the adapter's own (llm_test.go: S20, the
+// per-request snapshot; a failed or cancelled request delivers no content
+// part; media downgrade never mutates history, S-L37); the loop's retries
+// and resends through real providers (wire_test.go, faults_test.go); the
+// dedup ladder and the budget (dedup_test.go S25–S31, budget_test.go
+// S32–S34, canonical_test.go).
 package turn

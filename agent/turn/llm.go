@@ -15,6 +15,14 @@ import (
 type GenerateFunc func(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,
 	fields loop.RequestLogFields) (*llm.Result, error)
 
+// Snapshot is what one request is built from: the provider, system prompt
+// and capability current at the moment of the request (spec 03 §7.3).
+type Snapshot struct {
+	Provider     llm.Provider
+	SystemPrompt string
+	Capability   *llm.Capability
+}
+
 // LLMOptions build an LLM adapter.
 type LLMOptions struct {
 	// Provider is the long-lived provider, with thinking and sampling
@@ -31,6 +39,14 @@ type LLMOptions struct {
 	UsedContextTokens func() int
 	// Generate is the request choke point; nil means llm.Generate.
 	Generate GenerateFunc
+	// Snapshot, when set, wins over Provider, SystemPrompt and Capability:
+	// it is read at every Chat and by every accessor, so the first request
+	// after a compaction carries the refreshed system prompt and a model
+	// switch applies from the next step (spec 03 §7.3). An error fails the
+	// request before anything is sent.
+	Snapshot func() (Snapshot, error)
+	// Now is the clock of the stream timing; nil means time.Now.
+	Now func() time.Time
 }
 
 // LLM adapts llm.Generate to the loop's LLM interface (spec 03 §2): it
@@ -38,7 +54,8 @@ type LLMOptions struct {
 // replaces media the model cannot take with text markers, bridges streamed
 // deltas to the loop's live callbacks, and hands completed text and think
 // blocks to the loop in content order once the stream has drained.
-// A fresh LLM is built whenever the provider, prompt or capability changes.
+// With LLMOptions.Snapshot one adapter serves the agent's whole life;
+// without it the adapter is fixed to its options.
 type LLM struct {
 	o LLMOptions
 }
@@ -57,54 +74,84 @@ func NewLLM(o LLMOptions) *LLM {
 			return llm.Generate(ctx, p, req, cb)
 		}
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	return &LLM{o: o}
 }
 
-// SystemPrompt is the prompt sent with every request.
-func (l *LLM) SystemPrompt() string { return l.o.SystemPrompt }
+// current is the snapshot of this request.
+func (l *LLM) current() (Snapshot, error) {
+	if l.o.Snapshot != nil {
+		return l.o.Snapshot()
+	}
+	return Snapshot{Provider: l.o.Provider, SystemPrompt: l.o.SystemPrompt, Capability: l.o.Capability}, nil
+}
 
-// ModelName is the provider's model id.
-func (l *LLM) ModelName() string { return l.o.Provider.ModelName() }
+// SystemPrompt is the prompt sent with the next request.
+func (l *LLM) SystemPrompt() string {
+	s, _ := l.current()
+	return s.SystemPrompt
+}
+
+// ModelName is the provider's model id, or "" without a provider.
+func (l *LLM) ModelName() string {
+	s, err := l.current()
+	if err != nil || s.Provider == nil {
+		return ""
+	}
+	return s.Provider.ModelName()
+}
 
 // Capability is the model capability, or nil when unknown.
-func (l *LLM) Capability() *llm.Capability { return l.o.Capability }
+func (l *LLM) Capability() *llm.Capability {
+	s, _ := l.current()
+	return s.Capability
+}
 
 // IsRetryable delegates to llm.IsRetryable.
 func (l *LLM) IsRetryable(err error) bool { return llm.IsRetryable(err) }
 
 // Chat sends one request (spec 03 §2.2).
 func (l *LLM) Chat(ctx context.Context, p loop.ChatParams) (loop.ChatResponse, error) {
-	clock := requestClock{start: time.Now()}
+	now := l.o.Now
+	clock := requestClock{start: now(), now: now}
 	bridge := newDeltaBridge(p)
 
-	provider := l.o.Provider
+	snap, err := l.current()
+	if err != nil {
+		return loop.ChatResponse{}, err
+	}
+	if snap.Provider == nil {
+		return loop.ChatResponse{}, ErrModelNotConfigured
+	}
 	capability := llm.Capability{}
-	if l.o.Capability != nil {
-		capability = *l.o.Capability
+	if snap.Capability != nil {
+		capability = *snap.Capability
 	}
 	used := 0
 	if l.o.UsedContextTokens != nil {
 		used = l.o.UsedContextTokens()
 	}
-	provider = llm.ApplyCompletionBudget(provider, l.o.Budget, capability, used)
+	provider := llm.ApplyCompletionBudget(snap.Provider, l.o.Budget, capability, used)
 
 	req := llm.Request{
-		System:   l.o.SystemPrompt,
+		System:   snap.SystemPrompt,
 		Tools:    p.Tools,
-		Messages: DowngradeUnsupportedMedia(p.Messages, l.o.Capability),
+		Messages: DowngradeUnsupportedMedia(p.Messages, snap.Capability),
 	}
 	cb := llm.Callbacks{
-		OnRequestStart: func() { clock.start = time.Now() },
-		OnRequestSent:  func() { clock.sent = time.Now() },
+		OnRequestStart: func() { clock.start = now() },
+		OnRequestSent:  func() { clock.sent = now() },
 		OnTraceID:      p.Trace.Capture,
 		OnMessagePart: func(part llm.StreamPart) {
 			if clock.first.IsZero() {
-				clock.first = time.Now()
+				clock.first = now()
 			}
 			bridge.part(part)
 		},
 		OnStreamEnd: func(s *llm.StreamStats) {
-			clock.end = time.Now()
+			clock.end = now()
 			clock.stats = s
 		},
 	}
@@ -146,6 +193,7 @@ func (l *LLM) Chat(ctx context.Context, p loop.ChatParams) (loop.ChatResponse, e
 type requestClock struct {
 	start, sent, first, end time.Time
 	stats                   *llm.StreamStats
+	now                     func() time.Time
 }
 
 func (c *requestClock) timing() *loop.StreamTiming {
@@ -154,7 +202,7 @@ func (c *requestClock) timing() *loop.StreamTiming {
 	}
 	end := c.end
 	if end.IsZero() {
-		end = time.Now()
+		end = c.now()
 	}
 	t := &loop.StreamTiming{
 		FirstTokenLatencyMs: max(0, c.first.Sub(c.start).Milliseconds()),

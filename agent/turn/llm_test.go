@@ -187,3 +187,66 @@ func TestAdapterAppliesCompletionBudgetToACopy(t *testing.T) {
 		t.Errorf("request cap %d (want 162144), long-lived provider cap %d (want 0)", seen, p.MaxCompletionTokens())
 	}
 }
+
+func TestAdapterS20IndexedDeltasBeforeHeader(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		parts []llm.StreamPart
+		want  []string
+	}{
+		{"indexed fragment before its header", []llm.StreamPart{
+			{Kind: llm.KindToolCallPart, ArgumentsPart: `{"a"`, Index: 0, Indexed: true},
+			{Kind: llm.KindToolCall, ToolCall: llm.ToolCall{ID: "c1", Name: "Read"}, Index: 0, Indexed: true},
+			{Kind: llm.KindToolCallPart, ArgumentsPart: `:1}`, Index: 0, Indexed: true},
+		}, []string{"call:c1:Read:", `call:c1:Read:{"a"`, "call:c1:Read::1}"}},
+		{"unindexed fragments follow the last header", []llm.StreamPart{
+			{Kind: llm.KindToolCallPart, ArgumentsPart: `lost`},
+			{Kind: llm.KindToolCall, ToolCall: llm.ToolCall{ID: "c1", Name: "Read"}},
+			{Kind: llm.KindToolCallPart, ArgumentsPart: `{}`},
+			{Kind: llm.KindToolCall, ToolCall: llm.ToolCall{ID: "c2", Name: "Glob", Arguments: `{"p"`}},
+			{Kind: llm.KindToolCallPart, ArgumentsPart: `:1}`},
+		}, []string{"call:c1:Read:", "call:c1:Read:{}", `call:c2:Glob:{"p"`, "call:c2:Glob::1}"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := scripted.New(scripted.Options{Responses: []scripted.Response{{Parts: tt.parts}}})
+			var r recorder
+			if _, err := turn.NewLLM(turn.LLMOptions{Provider: p}).Chat(t.Context(), r.params(llm.UserMessage("x"))); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, r.deltas); d != "" {
+				t.Errorf("tool-call deltas (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestAdapterSnapshotIsReadPerRequest(t *testing.T) {
+	p := scripted.New(scripted.Options{Responses: []scripted.Response{scripted.Text("a"), scripted.Text("b")}})
+	snap := turn.Snapshot{Provider: p, SystemPrompt: "first"}
+	a := turn.NewLLM(turn.LLMOptions{Snapshot: func() (turn.Snapshot, error) { return snap, nil }})
+	var r recorder
+	if _, err := a.Chat(t.Context(), r.params(llm.UserMessage("x"))); err != nil {
+		t.Fatal(err)
+	}
+	snap.SystemPrompt = "refreshed"
+	if a.SystemPrompt() != "refreshed" {
+		t.Errorf("SystemPrompt() = %q, want the snapshot's", a.SystemPrompt())
+	}
+	if _, err := a.Chat(t.Context(), r.params(llm.UserMessage("x"))); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, req := range p.Requests() {
+		got = append(got, req.System)
+	}
+	if d := cmp.Diff([]string{"first", "refreshed"}, got); d != "" {
+		t.Errorf("system prompts sent (-want +got):\n%s", d)
+	}
+	none := turn.NewLLM(turn.LLMOptions{Snapshot: func() (turn.Snapshot, error) { return turn.Snapshot{}, nil }})
+	if _, err := none.Chat(t.Context(), r.params(llm.UserMessage("x"))); !errors.Is(err, turn.ErrModelNotConfigured) {
+		t.Errorf("Chat without a provider = %v, want ErrModelNotConfigured", err)
+	}
+	if none.ModelName() != "" {
+		t.Errorf("ModelName() without a provider = %q", none.ModelName())
+	}
+}

@@ -1,0 +1,287 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/replay"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/tools"
+)
+
+// Options build an Agent. The zero value is a usable agent without a model
+// (every turn fails with model.not_configured), without tools, with its
+// records in memory and every tool call approved.
+type Options struct {
+	// Provider is the model, with thinking and sampling settings applied;
+	// nil means no model is configured.
+	Provider llm.Provider
+	// Capability is what the model accepts; nil means unknown.
+	Capability *llm.Capability
+	// Budget holds the settings the completion cap is resolved from; the
+	// zero value caps at the model window (or 32,000 when unknown).
+	Budget llm.BudgetInputs
+	// Config is the initial configuration (system prompt, cwd, …). It is
+	// recorded as config.update with the first record of a new log, so a
+	// resumed agent gets it from its records.
+	Config Config
+
+	// Tools is a fixed tool table, offered after the manager's tools.
+	Tools []loop.ExecutableTool
+	// NewToolManager builds the agent's tool manager; the agent passes
+	// itself as the committer of tool-store updates, so they are records.
+	NewToolManager func(c tools.StoreCommitter) *tools.Manager
+
+	// Env is the OS seam; the agent itself writes only spilled tool
+	// results through it. Nil means the local file system for those.
+	Env osenv.Env
+	// HomeDir is the agent's home directory (<session>/agents/<id>):
+	// oversized tool results go to its tool-results/. Empty keeps them
+	// inline.
+	HomeDir string
+	// Persistence stores the records; nil keeps them in memory. The agent
+	// closes it in Close.
+	Persistence records.Persistence
+	// KeepOldRecordFormat stops Resume from rewriting a log migrated from
+	// an older protocol version.
+	KeepOldRecordFormat bool
+
+	// Gate authorizes tool calls; nil approves every call. The permission
+	// chain (agent/permission) plugs in here once it exists.
+	Gate turn.PermissionGate
+	// Hooks runs the user's lifecycle hooks; nil runs none.
+	Hooks turn.HookRunner
+	// Compactor compacts the context; nil never compacts.
+	Compactor turn.Compactor
+	// LoopControl returns the resolved loop_control settings; nil means no
+	// step cap and the loop's retry default.
+	LoopControl func() turn.LoopControl
+	// Loop injects the loop's sleep, jitter and ids.
+	Loop loop.Options
+	// Events receives every event; more sinks can Subscribe.
+	Events turn.EventSink
+
+	// Logger receives logs; nil discards.
+	Logger *slog.Logger
+	// Now is the clock of record times and durations; nil means time.Now.
+	Now func() time.Time
+	// NewUUID names spilled tool results and, when Loop.NewUUID is nil,
+	// steps and content parts; nil means random version 4 UUIDs.
+	NewUUID func() string
+}
+
+// Agent is one conversation's mutable state and the host that drives the
+// stateless loop over it: history, configuration, tool store, usage and
+// the turn counter, all changed only by committing a record and applying
+// it (commit.go). It needs no session: New plus Prompt is a working agent.
+// Every exported method is safe for concurrent use.
+type Agent struct {
+	o       Options
+	logger  *slog.Logger
+	now     func() time.Time
+	log     *records.Log
+	events  *fanout
+	turns   *turn.TurnFlow
+	adapter *turn.LLM
+	manager *tools.Manager // nil without NewToolManager
+	budget  *llm.CompletionBudget
+
+	// mu guards the state below, and every call into mem and store that
+	// changes them. It is held while a record is appended and applied,
+	// never while calling the loop, hooks, the model or event sinks.
+	mu            sync.Mutex
+	mem           *history.Memory
+	store         *tools.Store
+	usage         usageState
+	config        Config
+	configPending bool            // the initial Config is not recorded yet
+	recordTime    time.Time       // time of the record being applied
+	cards         *replay.Builder // set while Resume collects the replay stream
+	toolsHashes   map[string]bool // llm.tools_snapshot hashes already written
+}
+
+// New returns an agent for o. It reads and writes nothing: a new agent
+// starts empty, and Resume restores one from its records.
+func New(o Options) *Agent {
+	a := &Agent{o: o, logger: o.Logger, now: o.Now, config: o.Config.clone(),
+		configPending: !o.Config.isZero(), toolsHashes: map[string]bool{}}
+	if a.logger == nil {
+		a.logger = slog.New(slog.DiscardHandler)
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if a.o.NewUUID == nil {
+		a.o.NewUUID = newUUID
+	}
+	if a.o.Loop.NewUUID == nil {
+		a.o.Loop.NewUUID = a.o.NewUUID
+	}
+	a.log = records.NewLog(records.LogOptions{Persistence: o.Persistence, Now: a.now, Logger: a.logger,
+		KeepOldFormat: o.KeepOldRecordFormat})
+	a.events = newFanout(a.logger)
+	if o.Events != nil {
+		a.events.add(o.Events)
+	}
+	a.mem = history.New(history.Options{Logger: a.logger, Now: func() time.Time { return a.recordTime },
+		Hooks: history.Hooks{Cleared: a.toolsReset, Compacted: a.toolsReset}})
+	a.store = tools.NewStore()
+	if o.NewToolManager != nil {
+		a.manager = o.NewToolManager(storeCommitter{a})
+		a.store = a.manager.Store()
+	}
+	a.budget = llm.ResolveCompletionBudget(o.Budget)
+	a.adapter = turn.NewLLM(turn.LLMOptions{Snapshot: a.snapshot, Budget: a.budget,
+		UsedContextTokens: a.TokenCount, Generate: a.generate, Now: a.now})
+	a.turns = turn.New(a.turnOptions())
+	return a
+}
+
+func (a *Agent) turnOptions() turn.Options {
+	var fs osenv.FS
+	if a.o.Env != nil {
+		fs = a.o.Env
+	}
+	return turn.Options{
+		History:             historyView{a},
+		Commit:              a,
+		LLM:                 a.model,
+		Tools:               a.toolTable,
+		DescribeMissingTool: a.describeMissingTool,
+		Compactor:           a.o.Compactor,
+		Gate:                a.o.Gate,
+		Hooks:               a.o.Hooks,
+		Usage:               usageRecorder{a},
+		Events:              a.events,
+		LoopControl:         a.o.LoopControl,
+		Budget: turn.NewResultBudget(turn.ResultBudgetOptions{FS: fs, HomeDir: a.o.HomeDir,
+			NewUUID: a.o.NewUUID, Logger: a.logger}),
+		Loop:   a.o.Loop,
+		Logger: a.logger,
+		Now:    a.now,
+	}
+}
+
+// Close cancels the running turn, waits for it, and closes the records
+// (flushing them). The agent cannot be used afterwards.
+func (a *Agent) Close(ctx context.Context) error {
+	err := a.turns.Close(ctx)
+	if cerr := a.log.Close(ctx); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close agent records: %w", cerr))
+	}
+	return err
+}
+
+// Subscribe adds an event sink and returns the function that removes it.
+// Sinks are called synchronously and must be safe for concurrent use; a
+// sink that panics is logged and skipped.
+func (a *Agent) Subscribe(s turn.EventSink) (unsubscribe func()) { return a.events.add(s) }
+
+// Prompt records input and starts a turn with it; origin nil means the
+// user. While a turn runs the prompt is refused with a turn.agent_busy
+// error event (and Launch.Launched false).
+func (a *Agent) Prompt(ctx context.Context, input []llm.ContentPart, origin *history.Origin) (turn.Launch, error) {
+	return a.turns.Prompt(ctx, input, origin)
+}
+
+// Steer delivers input to the running turn at its next step boundary, or
+// starts a turn with it when the agent is idle.
+func (a *Agent) Steer(ctx context.Context, input []llm.ContentPart, origin *history.Origin) (turn.Launch, error) {
+	return a.turns.Steer(ctx, input, origin)
+}
+
+// Retry runs the model again on the existing history.
+func (a *Agent) Retry(ctx context.Context, trigger string) (turn.Launch, error) {
+	return a.turns.Retry(ctx, trigger)
+}
+
+// Cancel stops the running turn (turnID nil: whatever runs) with cause;
+// nil means the user cancelled it.
+func (a *Agent) Cancel(ctx context.Context, turnID *int, cause error) error {
+	return a.turns.Cancel(ctx, turnID, cause)
+}
+
+// WaitForCurrentTurn waits for the most recently launched turn; see
+// turn.TurnFlow.WaitForCurrentTurn.
+func (a *Agent) WaitForCurrentTurn(ctx context.Context) (turn.Result, error) {
+	return a.turns.WaitForCurrentTurn(ctx)
+}
+
+// WaitForFirstRequest waits for the first sign of a model response in the
+// running turn.
+func (a *Agent) WaitForFirstRequest(ctx context.Context) error {
+	return a.turns.WaitForFirstRequest(ctx)
+}
+
+// HasActiveTurn reports a running turn.
+func (a *Agent) HasActiveTurn() bool { return a.turns.HasActiveTurn() }
+
+// CurrentTurnID is the last allocated turn id; -1 before the first turn.
+func (a *Agent) CurrentTurnID() int { return a.turns.CurrentID() }
+
+// History returns a snapshot of the conversation; it never changes.
+func (a *Agent) History() []history.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.mem.History()
+}
+
+// TokenCount is the last known context size.
+func (a *Agent) TokenCount() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.mem.TokenCount()
+}
+
+// TokenCountWithPending adds the estimate of the messages TokenCount does
+// not cover yet: the number compaction decisions use.
+func (a *Agent) TokenCountWithPending() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.mem.TokenCountWithPending()
+}
+
+// Config returns the current configuration.
+func (a *Agent) Config() Config {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.config.clone()
+}
+
+// ToolManager is the agent's tool manager, or nil.
+func (a *Agent) ToolManager() *tools.Manager { return a.manager }
+
+// model is TurnFlow's source of the model for each run.
+func (a *Agent) model() (loop.LLM, error) {
+	if a.o.Provider == nil {
+		return nil, turn.ErrModelNotConfigured
+	}
+	return a.adapter, nil
+}
+
+// snapshot is what the next request is built from (spec 03 §7.3).
+func (a *Agent) snapshot() (turn.Snapshot, error) {
+	if a.o.Provider == nil {
+		return turn.Snapshot{}, turn.ErrModelNotConfigured
+	}
+	return turn.Snapshot{Provider: a.o.Provider, SystemPrompt: a.Config().SystemPrompt, Capability: a.o.Capability}, nil
+}
+
+// newUUID returns a random version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

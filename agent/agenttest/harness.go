@@ -1,0 +1,344 @@
+package agenttest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/replay"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/scripted"
+	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/osenv/osenvtest"
+	"github.com/kimigo/kimigo/tools"
+)
+
+// Host is the agent under test as the harness drives it. This package may
+// not import the agent (STYLE.md §2: nothing under agent/ imports it), so
+// the agent's tests adapt *agent.Agent to Host and pass the constructor to
+// New; everything else the harness builds itself.
+type Host interface {
+	Prompt(ctx context.Context, input []llm.ContentPart, origin *history.Origin) (turn.Launch, error)
+	Steer(ctx context.Context, input []llm.ContentPart, origin *history.Origin) (turn.Launch, error)
+	Cancel(ctx context.Context, turnID *int, cause error) error
+	WaitForCurrentTurn(ctx context.Context) (turn.Result, error)
+	HasActiveTurn() bool
+	CurrentTurnID() int
+	History() []history.Message
+	TokenCount() int
+	// Resume restores the agent from its records.
+	Resume(ctx context.Context) (warning string, cards []replay.Card, err error)
+	// NextRequest is the JSON of the request the next step would send.
+	NextRequest(ctx context.Context) ([]byte, error)
+	// State is the restorable state, compared with go-cmp.
+	State(ctx context.Context) any
+	Close(ctx context.Context) error
+}
+
+// Setup is everything the harness chooses for an agent.
+type Setup struct {
+	// Provider is the model; nil means none is configured.
+	Provider     llm.Provider
+	Capability   *llm.Capability
+	SystemPrompt string
+	// Budget are the completion budget settings.
+	Budget      llm.BudgetInputs
+	Env         osenv.Env
+	HomeDir     string
+	Persistence records.Persistence
+	Gate        turn.PermissionGate
+	Hooks       turn.HookRunner
+	Tools       []loop.ExecutableTool
+	// ToolManager, when set, builds the agent's tool manager on env.
+	ToolManager func(env osenv.Env, c tools.StoreCommitter) *tools.Manager
+	LoopControl func() turn.LoopControl
+	Loop        loop.Options
+	Events      turn.EventSink
+	Logger      *slog.Logger
+	Now         func() time.Time
+	NewUUID     func() string
+}
+
+// Factory builds a Host from a Setup.
+type Factory func(Setup) Host
+
+// Option changes the harness's Setup.
+type Option func(*Harness)
+
+// Harness runs a real agent on an in-memory OS, a scripted model and
+// in-memory records, and records the interleaved trace of records and
+// events (STYLE.md §9).
+type Harness struct {
+	t       testing.TB
+	factory Factory
+	setup   Setup
+	model   *Model
+	env     *osenvtest.Env
+	store   *records.MemoryPersistence
+	host    Host
+	noModel bool
+	fault   func(records.Record) error
+	flushF  func() error
+
+	mu     sync.Mutex
+	trace  []string     // guarded by mu
+	events []turn.Event // guarded by mu
+}
+
+// epoch is the harness clock: every record and duration sees this instant,
+// so traces are byte-stable.
+var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// New builds the harness and its agent. The agent is closed when the test
+// ends.
+func New(t testing.TB, factory Factory, opts ...Option) *Harness {
+	t.Helper()
+	h := &Harness{t: t, factory: factory, model: NewModel(t, "scripted-model"),
+		env: osenvtest.New(osenvtest.Options{})}
+	var uuids atomic.Int64
+	h.setup = Setup{
+		Capability: &llm.Capability{ToolUse: true, MaxContextTokens: 256_000},
+		Env:        h.env,
+		Now:        func() time.Time { return epoch },
+		NewUUID:    func() string { return fmt.Sprintf("uuid-%d", uuids.Add(1)) },
+		Loop: loop.Options{
+			Sleep:  func(context.Context, time.Duration) error { return nil },
+			Jitter: func() float64 { return 0 },
+		},
+		SystemPrompt: "You are kimigo, under test.",
+	}
+	for _, o := range opts {
+		o(h)
+	}
+	h.store = records.NewMemory(records.MemoryOptions{OnRecord: h.onRecord})
+	s := h.setup
+	if !h.noModel {
+		s.Provider = h.model.Provider()
+	}
+	s.Persistence = h.store
+	if h.fault != nil || h.flushF != nil {
+		s.Persistence = faultyStore{MemoryPersistence: h.store, fault: h.fault, flush: h.flushF}
+	}
+	s.Events = turn.EventFunc(h.onEvent)
+	h.host = factory(s)
+	t.Cleanup(func() {
+		if err := h.host.Close(context.WithoutCancel(t.Context())); err != nil {
+			t.Errorf("close agent: %v", err)
+		}
+	})
+	return h
+}
+
+// Files writes files into the in-memory workspace, path then content.
+func Files(pathsAndContents ...string) Option {
+	return func(h *Harness) {
+		for i := 0; i+1 < len(pathsAndContents); i += 2 {
+			if err := h.env.WriteFile(pathsAndContents[i], []byte(pathsAndContents[i+1]), 0o644); err != nil {
+				h.t.Fatal(err)
+			}
+		}
+	}
+}
+
+// Tools adds tools to the agent's table.
+func Tools(ts ...loop.ExecutableTool) Option {
+	return func(h *Harness) { h.setup.Tools = append(h.setup.Tools, ts...) }
+}
+
+// BuiltinTools gives the agent a real tool manager over the in-memory
+// workspace.
+func BuiltinTools() Option {
+	return func(h *Harness) {
+		h.setup.ToolManager = func(env osenv.Env, c tools.StoreCommitter) *tools.Manager {
+			return tools.New(tools.Options{Base: tools.Base{Env: env}, Committer: c})
+		}
+	}
+}
+
+// Gate sets the permission gate.
+func Gate(g turn.PermissionGate) Option { return func(h *Harness) { h.setup.Gate = g } }
+
+// HookRunner sets the lifecycle hook runner.
+func HookRunner(r turn.HookRunner) Option { return func(h *Harness) { h.setup.Hooks = r } }
+
+// LoopControl fixes the loop settings.
+func LoopControl(lc turn.LoopControl) Option {
+	return func(h *Harness) { h.setup.LoopControl = func() turn.LoopControl { return lc } }
+}
+
+// Capability sets the model capability (nil: unknown).
+func Capability(c *llm.Capability) Option { return func(h *Harness) { h.setup.Capability = c } }
+
+// Budget sets the completion budget settings.
+func Budget(b llm.BudgetInputs) Option { return func(h *Harness) { h.setup.Budget = b } }
+
+// HomeDir gives the agent a home directory in the in-memory file system.
+func HomeDir(dir string) Option { return func(h *Harness) { h.setup.HomeDir = dir } }
+
+// NoModel leaves the agent without a model.
+func NoModel() Option { return func(h *Harness) { h.noModel = true } }
+
+// Provider replaces the scripted model, for wire-level tests against the
+// llmtest fake servers.
+func Provider(p llm.Provider) Option {
+	return func(h *Harness) { h.setup.Provider = p; h.noModel = true }
+}
+
+// AppendFault makes appending a record fail when fault returns an error:
+// the record is then neither stored nor applied.
+func AppendFault(fault func(records.Record) error) Option {
+	return func(h *Harness) { h.fault = fault }
+}
+
+// FlushFault makes Flush fail while fault returns an error, as a full or
+// broken disk would; the records stay stored, as a real log keeps them
+// queued for the next flush.
+func FlushFault(fault func() error) Option {
+	return func(h *Harness) { h.flushF = fault }
+}
+
+// faultyStore is the harness's store with injected failures.
+type faultyStore struct {
+	*records.MemoryPersistence
+	fault func(records.Record) error
+	flush func() error
+}
+
+func (s faultyStore) Append(rec records.Record) error {
+	if s.fault != nil {
+		if err := s.fault(rec); err != nil {
+			return err
+		}
+	}
+	return s.MemoryPersistence.Append(rec)
+}
+
+func (s faultyStore) Flush(ctx context.Context) error {
+	if s.flush != nil {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	return s.MemoryPersistence.Flush(ctx)
+}
+
+// Agent is the agent under test.
+func (h *Harness) Agent() Host { return h.host }
+
+// Env is the in-memory OS environment.
+func (h *Harness) Env() *osenvtest.Env { return h.env }
+
+// ScriptedModel is the harness's model.
+func (h *Harness) ScriptedModel() *Model { return h.model }
+
+// Model appends responses to the model's script.
+func (h *Harness) Model(rs ...scripted.Response) { h.model.Add(rs...) }
+
+// Held appends a response that streams after parts and then waits.
+func (h *Harness) Held(r scripted.Response, after int) *Hold { return h.model.AddHeld(r, after) }
+
+// Start prompts with text and returns without waiting.
+func (h *Harness) Start(text string) turn.Launch {
+	h.t.Helper()
+	l, err := h.host.Prompt(h.t.Context(), []llm.ContentPart{llm.TextPart(text)}, nil)
+	if err != nil {
+		h.t.Fatalf("prompt %q: %v", text, err)
+	}
+	return l
+}
+
+// Prompt prompts with text and waits for the turn to end.
+func (h *Harness) Prompt(text string) turn.Result {
+	h.t.Helper()
+	if l := h.Start(text); !l.Launched {
+		h.t.Fatalf("prompt %q was not launched: %+v", text, l)
+	}
+	return h.Wait()
+}
+
+// Steer steers text with origin (nil: the user).
+func (h *Harness) Steer(text string, origin *history.Origin) turn.Launch {
+	h.t.Helper()
+	l, err := h.host.Steer(h.t.Context(), []llm.ContentPart{llm.TextPart(text)}, origin)
+	if err != nil {
+		h.t.Fatalf("steer %q: %v", text, err)
+	}
+	return l
+}
+
+// Wait waits for the current turn to end.
+func (h *Harness) Wait() turn.Result {
+	h.t.Helper()
+	res, err := h.host.WaitForCurrentTurn(h.t.Context())
+	if err != nil {
+		h.t.Fatalf("wait for the turn: %v", err)
+	}
+	return res
+}
+
+// Requests are the model requests so far.
+func (h *Harness) Requests() []llm.Request { return h.model.Requests() }
+
+// Records are the records written so far.
+func (h *Harness) Records() []records.Record { return h.store.Records() }
+
+// Persistence is the agent's in-memory record store.
+func (h *Harness) Persistence() *records.MemoryPersistence { return h.store }
+
+// Events are the events published so far.
+func (h *Harness) Events() []turn.Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]turn.Event(nil), h.events...)
+}
+
+// EventTypes are the types of the events so far, in order, leaving out
+// the given ones.
+func (h *Harness) EventTypes(except ...turn.EventType) []turn.EventType {
+	var out []turn.EventType
+	for _, ev := range h.Events() {
+		if !contains(except, ev.EventType()) {
+			out = append(out, ev.EventType())
+		}
+	}
+	return out
+}
+
+func (h *Harness) onRecord(rec records.Record) {
+	h.mu.Lock()
+	h.trace = append(h.trace, "record "+rec.String())
+	h.mu.Unlock()
+}
+
+func (h *Harness) onEvent(ev turn.Event) {
+	b, err := turn.MarshalEvent(ev)
+	line := "event " + string(b)
+	if err != nil {
+		line = fmt.Sprintf("event %s (unencodable: %v)", ev.EventType(), err)
+	}
+	h.mu.Lock()
+	h.events = append(h.events, ev)
+	h.trace = append(h.trace, line)
+	h.mu.Unlock()
+}
+
+// Trace is the interleaved trace of records and events so far, one per
+// line, for golden files.
+func (h *Harness) Trace() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []byte
+	for _, l := range h.trace {
+		out = append(out, l...)
+		out = append(out, '\n')
+	}
+	return out
+}

@@ -1,0 +1,149 @@
+package agenttest
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/replay"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/osenv/osenvtest"
+)
+
+// ExpectResumeMatches proves that the records are the whole truth (spec 02
+// §8.8): a fresh agent resumes from a copy of the log with an OS where
+// every side effect fails, a model that fails the test when called, no
+// system prompt of its own, and hooks and a gate that fail when used. The
+// resume must emit no event and append no record; the fresh agent must
+// reach the same state (history, token count, configuration, tool store
+// and table, usage, turn counter) and build a byte-identical next
+// request. The agent under test must be idle.
+func (h *Harness) ExpectResumeMatches() *Resumed {
+	h.t.Helper()
+	ctx := context.WithoutCancel(h.t.Context())
+	if h.host.HasActiveTurn() {
+		h.t.Fatal("ExpectResumeMatches: a turn is still running")
+	}
+	r := h.Resume(h.store.Records())
+	if n := len(r.Store.Records()); n != r.replayed {
+		h.t.Errorf("resume appended %d records:\n%v", n-r.replayed, r.Store.Records()[r.replayed:])
+	}
+	if d := cmp.Diff(h.host.State(ctx), r.Agent.State(ctx), stateOpts...); d != "" {
+		h.t.Errorf("resumed state differs (-live +resumed):\n%s", d)
+	}
+	live, lerr := h.host.NextRequest(ctx)
+	resumed, rerr := r.Agent.NextRequest(ctx)
+	switch {
+	case (lerr == nil) != (rerr == nil):
+		h.t.Errorf("next request: live error %v, resumed error %v", lerr, rerr)
+	case lerr == nil && string(live) != string(resumed):
+		h.t.Errorf("next request differs:\nlive:    %s\nresumed: %s", live, resumed)
+	}
+	return r
+}
+
+// stateOpts compare states: empty and nil collections are equal.
+var stateOpts = []cmp.Option{cmpopts.EquateEmpty()}
+
+// Resumed is an agent resumed from a copy of records.
+type Resumed struct {
+	Agent Host
+	// Store holds the copy of the records the agent resumed from, and
+	// what it appended afterwards.
+	Store *records.MemoryPersistence
+	// Env is the denying OS environment it ran on.
+	Env *osenvtest.DenyEnv
+	// Cards are the replay stream the resume produced.
+	Cards   []replay.Card
+	Warning string
+	// Events are the events it published.
+	Events   []turn.Event
+	replayed int
+}
+
+// Resume builds a fresh agent on recs the way ExpectResumeMatches does
+// and resumes it, failing the test if the resume fails, emits an event or
+// touches the OS. The agent is closed when the test ends.
+func (h *Harness) Resume(recs []records.Record) *Resumed {
+	h.t.Helper()
+	ctx := context.WithoutCancel(h.t.Context())
+	r := &Resumed{Store: records.NewMemory(records.MemoryOptions{Records: recs}), Env: osenvtest.DenyOver(h.env),
+		replayed: len(recs)}
+	s := h.setup
+	s.SystemPrompt = "" // restored from the records
+	s.Provider = nil
+	if p := h.liveProvider(); p != nil {
+		s.Provider = failingProvider{t: h.t, inner: p}
+	}
+	s.Persistence = r.Store
+	s.Env = r.Env
+	s.Gate = failingGate{h}
+	s.Hooks = failingHooks{h}
+	var events eventList
+	s.Events = turn.EventFunc(events.add)
+	r.Agent = h.factory(s)
+	h.t.Cleanup(func() { _ = r.Agent.Close(ctx) }) // the copy is in memory
+	warning, cards, err := r.Agent.Resume(ctx)
+	if err != nil {
+		h.t.Fatalf("resume: %v", err)
+	}
+	r.Warning, r.Cards, r.Events = warning, cards, events.list()
+	if len(r.Events) > 0 {
+		h.t.Errorf("resume published %d events, first %s", len(r.Events), r.Events[0].EventType())
+	}
+	if a := r.Env.Attempts(); len(a) > 0 {
+		h.t.Errorf("resume touched the OS: %v", a)
+	}
+	return r
+}
+
+// liveProvider is the provider of the agent under test, nil without one.
+func (h *Harness) liveProvider() llm.Provider {
+	if !h.noModel {
+		return h.model.Provider()
+	}
+	return h.setup.Provider
+}
+
+type eventList struct {
+	mu     sync.Mutex
+	events []turn.Event // guarded by mu
+}
+
+func (l *eventList) add(ev turn.Event) {
+	l.mu.Lock()
+	l.events = append(l.events, ev)
+	l.mu.Unlock()
+}
+
+func (l *eventList) list() []turn.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]turn.Event(nil), l.events...)
+}
+
+// failingGate and failingHooks fail the test when a resumed agent uses
+// them: resume runs no tool and no hook.
+type failingGate struct{ h *Harness }
+
+func (g failingGate) Authorize(context.Context, loop.ToolCtx) (loop.Authorization, error) {
+	g.h.t.Errorf("the resumed agent asked for a tool approval")
+	return loop.Authorization{}, errors.New("resume must not run tools")
+}
+
+type failingHooks struct{ h *Harness }
+
+func (f failingHooks) Block(context.Context, turn.HookEvent, string, map[string]any) ([]turn.HookResult, error) {
+	f.h.t.Errorf("the resumed agent ran a hook")
+	return nil, nil
+}
+
+func (f failingHooks) Fire(turn.HookEvent, string, map[string]any) {
+	f.h.t.Errorf("the resumed agent fired a hook")
+}

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/osenv/osenvtest"
+	"github.com/kimigo/kimigo/tools"
+)
+
+// knownRecordTypes are the record types the subsystems that exist today
+// declare. A type added to one of these lists without an apply fails
+// TestApplyHandlesEveryKnownRecordType.
+func knownRecordTypes() []records.Type {
+	known := []records.Type{records.TypeMetadata, records.TypeForked, records.TypeToolsSnapshot,
+		records.TypeLLMRequest, records.TypeMCPToolsDiscovered, TypeConfigUpdate, TypeUsageRecord,
+		tools.UpdateStoreRecordType, tools.SetActiveToolsRecordType}
+	known = append(known, turn.RecordTypes()...)
+	for _, t := range history.RecordTypes() {
+		known = append(known, records.Type(t))
+	}
+	return known
+}
+
+// applySamples is one valid record of every known type, in an order that
+// applies cleanly.
+var applySamples = []struct {
+	typ    records.Type
+	fields any
+}{
+	{records.TypeMetadata, map[string]any{"protocol_version": records.ProtocolVersion, "created_at": 1}},
+	{records.TypeForked, nil},
+	{records.TypeToolsSnapshot, map[string]any{"hash": "h", "tools": []any{}}},
+	{records.TypeLLMRequest, map[string]any{"kind": "loop", "provider": "p", "model": "m"}},
+	{records.TypeMCPToolsDiscovered, map[string]any{"serverName": "s", "hash": "h", "tools": []any{}}},
+	{turn.TypePrompt, turn.InputRecord{Input: []llm.ContentPart{llm.TextPart("hi")}, TurnID: new(int)}},
+	{turn.TypeSteer, turn.InputRecord{Input: []llm.ContentPart{llm.TextPart("more")}}},
+	{turn.TypeCancel, turn.CancelRecord{}},
+	{TypeConfigUpdate, map[string]any{"systemPrompt": "sys"}},
+	{TypeUsageRecord, UsageRecord{Model: "m", Usage: llm.TokenUsage{Output: 1}, Scope: UsageScopeTurn}},
+	{tools.UpdateStoreRecordType, tools.UpdateStore{Key: "todo", Value: json.RawMessage(`[]`)}},
+	{tools.SetActiveToolsRecordType, map[string]any{"names": []string{"Read"}}},
+	{records.Type(history.TypeAppendMessage), history.AppendMessageRecord{Message: history.Message{
+		Message: llm.UserMessage("hi"), Origin: history.UserOrigin()}}},
+	{records.Type(history.TypeAppendLoopEvent), history.AppendLoopEventRecord{Event: loop.StepBeginEvent{
+		UUID: "s1", TurnID: "4", Step: 1}}},
+	{records.Type(history.TypeUpdateTokenCount), history.UpdateTokenCountRecord{TokenCount: 5}},
+	{records.Type(history.TypeUndo), history.UndoRecord{Count: 1}},
+	{records.Type(history.TypeClear), history.ClearRecord{}},
+	{records.Type(history.TypeApplyCompaction), history.ApplyCompactionRecord{Summary: "s"}},
+}
+
+func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
+	store := records.NewMemory(records.MemoryOptions{})
+	a := New(Options{Persistence: store, NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
+		return tools.New(tools.Options{Base: tools.Base{Env: osenvtest.New(osenvtest.Options{})}, Committer: c})
+	}})
+	var events []turn.Event
+	a.Subscribe(turn.EventFunc(func(ev turn.Event) { events = append(events, ev) }))
+	sampled := map[records.Type]bool{}
+	for _, s := range applySamples {
+		rec, err := records.New(s.typ, s.fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.mu.Lock()
+		_, handled, err := a.apply(rec)
+		a.mu.Unlock()
+		if err != nil || !handled {
+			t.Errorf("apply(%s) = handled %v, %v", s.typ, handled, err)
+		}
+		sampled[s.typ] = true
+	}
+	for _, typ := range knownRecordTypes() {
+		if !sampled[typ] {
+			t.Errorf("known record type %s has no sample: add one, and make apply handle it", typ)
+		}
+	}
+	if n := len(store.Records()); n != 0 {
+		t.Errorf("apply appended %d records", n)
+	}
+	if len(events) != 0 {
+		t.Errorf("apply published %d events", len(events))
+	}
+	if got := a.turns.CurrentID(); got != 4 {
+		t.Errorf("turn counter after a loop event of turn 4 = %d", got)
+	}
+}
+
+func TestApplyIgnoresUnknownTypes(t *testing.T) {
+	a := New(Options{})
+	rec, err := records.New("future.thing", map[string]any{"x": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	_, handled, err := a.apply(rec)
+	a.mu.Unlock()
+	if handled || err != nil {
+		t.Errorf("apply(future.thing) = handled %v, %v; want ignored", handled, err)
+	}
+}

@@ -1,0 +1,263 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
+)
+
+// applied is what applying one record did: the history change (for the
+// replay stream and callers such as Undo) and whether a status event is
+// due.
+type applied struct {
+	change history.Change
+	status bool
+}
+
+// Commit makes a record of type typ with payload durable-in-order and
+// applies it: it is the only way the agent's state changes (STYLE.md §5,
+// ERRATA 5). Subsystems build payloads; Commit appends them to the log and
+// applies them under the state lock, then publishes what the apply asked
+// for with no lock held. It implements turn.Committer.
+func (a *Agent) Commit(ctx context.Context, typ records.Type, payload any) error {
+	_, err := a.commitPayload(ctx, typ, payload)
+	return err
+}
+
+func (a *Agent) commitPayload(_ context.Context, typ records.Type, payload any) (history.Change, error) {
+	rec, err := records.New(typ, payload)
+	if err != nil {
+		return history.Change{}, err
+	}
+	return a.commit(rec)
+}
+
+// commit appends rec and applies it. Durability comes from Flush.
+func (a *Agent) commit(rec records.Record) (history.Change, error) {
+	a.mu.Lock()
+	var events []turn.Event
+	if a.configPending { // a new log starts with the agent's initial configuration
+		a.configPending = false
+		cfg, err := records.New(TypeConfigUpdate, a.config.asUpdate())
+		if err == nil {
+			var ap applied
+			if ap, err = a.appendAndApply(cfg); err == nil && ap.status {
+				events = append(events, a.statusLocked())
+			}
+		}
+		if err != nil {
+			a.configPending = true // try again with the next record
+			a.mu.Unlock()
+			return history.Change{}, err
+		}
+	}
+	ap, err := a.appendAndApply(rec)
+	if err == nil && ap.status {
+		events = append(events, a.statusLocked())
+	}
+	a.mu.Unlock()
+	for _, ev := range events {
+		a.events.Publish(ev)
+	}
+	return ap.change, err
+}
+
+// appendAndApply is commit's body; the caller holds mu.
+func (a *Agent) appendAndApply(rec records.Record) (applied, error) {
+	if rec.Time == 0 {
+		rec.Time = a.now().UnixMilli()
+	}
+	if err := a.log.Record(rec); err != nil {
+		return applied{}, fmt.Errorf("append %s: %w", rec.Type, err)
+	}
+	ap, _, err := a.apply(rec)
+	if err != nil {
+		return applied{}, fmt.Errorf("apply %s: %w", rec.Type, err)
+	}
+	return ap, nil
+}
+
+// Flush waits until every committed record is on stable storage. It
+// implements turn.Committer.
+func (a *Agent) Flush(ctx context.Context) error { return a.log.Flush(ctx) }
+
+// apply rebuilds state from one record, live right after its append and on
+// resume alike. It never appends and never publishes: what should be
+// published comes back in applied. handled is false for record types the
+// agent does not know, which are ignored (spec 02 §6.1). The caller holds
+// mu.
+func (a *Agent) apply(rec records.Record) (ap applied, handled bool, err error) {
+	a.recordTime = time.UnixMilli(rec.Time)
+	ap, handled, err = a.applyByType(rec)
+	if err == nil && a.cards != nil {
+		a.cards.Observe(rec, ap.change)
+	}
+	return ap, handled, err
+}
+
+func (a *Agent) applyByType(rec records.Record) (applied, bool, error) {
+	switch rec.Type {
+	case records.TypeMetadata: // the log's own bookkeeping
+		return applied{}, true, nil
+	case records.TypeForked:
+		// TODO(goal): a fork drops a copied goal and adds the
+		// goal_fork_cleared reminder; without goal mode there is nothing
+		// to drop.
+		return applied{}, true, nil
+	case records.TypeToolsSnapshot:
+		var s struct {
+			Hash string `json:"hash"`
+		}
+		if err := records.Decode(rec, &s); err != nil {
+			return applied{}, true, err
+		}
+		a.toolsHashes[s.Hash] = true // the write-dedup cursor
+		return applied{}, true, nil
+	case records.TypeLLMRequest, records.TypeMCPToolsDiscovered: // observability only
+		return applied{}, true, nil
+	case turn.TypePrompt, turn.TypeSteer:
+		var r turn.InputRecord
+		if err := records.Decode(rec, &r); err != nil {
+			return applied{}, true, err
+		}
+		if id, ok := r.LaunchedTurn(); ok {
+			a.turns.ObserveTurnID(id)
+		}
+		return applied{}, true, nil
+	case turn.TypeCancel: // cancels a running turn; nothing to restore
+		return applied{}, true, nil
+	case TypeConfigUpdate:
+		var u ConfigUpdate
+		if err := records.Decode(rec, &u); err != nil {
+			return applied{}, true, err
+		}
+		a.config.apply(u)
+		return applied{}, true, nil
+	case TypeUsageRecord:
+		var u UsageRecord
+		if err := records.Decode(rec, &u); err != nil {
+			return applied{}, true, err
+		}
+		a.usage.apply(u)
+		return applied{status: true}, true, nil
+	case tools.UpdateStoreRecordType:
+		var u tools.UpdateStore
+		if err := records.Decode(rec, &u); err != nil {
+			return applied{}, true, err
+		}
+		a.store.Apply(u)
+		return applied{}, true, nil
+	case tools.SetActiveToolsRecordType:
+		return applied{}, true, a.applyActiveTools(rec)
+	}
+	if isHistoryType(rec.Type) {
+		ap, err := a.applyHistory(rec)
+		return ap, true, err
+	}
+	return applied{}, false, nil // unknown types are ignored (spec 02 §6.1)
+}
+
+// applyHistory hands a context.* record to history.
+func (a *Agent) applyHistory(rec records.Record) (applied, error) {
+	p, err := history.DecodeRecord(history.RecordType(rec.Type), rec.Fields())
+	if err != nil {
+		return applied{}, err
+	}
+	ch, err := a.mem.Apply(p)
+	if err != nil {
+		return applied{}, err
+	}
+	status := false
+	switch r := p.(type) {
+	case history.AppendLoopEventRecord:
+		if id, ok := loopEventTurnID(r.Event); ok {
+			a.turns.ObserveTurnID(id) // authoritative for turns without turn.prompt
+		}
+	case history.AppendMessageRecord:
+	default: // token count, clear, undo, compaction change what the status shows
+		status = true
+	}
+	return applied{change: ch, status: status}, nil
+}
+
+// applyActiveTools applies tools.set_active_tools when names is an array;
+// a record without it is a foreign "all active" and changes nothing.
+func (a *Agent) applyActiveTools(rec records.Record) error {
+	var r struct {
+		Names      json.RawMessage `json:"names"`
+		Disallowed []string        `json:"disallowedNames"`
+		Legacy     []string        `json:"disallowed"`
+	}
+	if err := records.Decode(rec, &r); err != nil {
+		return err
+	}
+	if len(r.Names) == 0 || r.Names[0] != '[' || a.manager == nil {
+		return nil
+	}
+	var names []string
+	if err := json.Unmarshal(r.Names, &names); err != nil {
+		return err
+	}
+	a.manager.SetActiveTools(tools.ActiveTools{Names: names, Disallowed: append(r.Disallowed, r.Legacy...)})
+	return nil
+}
+
+func isHistoryType(t records.Type) bool {
+	for _, h := range history.RecordTypes() {
+		if records.Type(h) == t {
+			return true
+		}
+	}
+	return false
+}
+
+// loopEventTurnID is the turn id a recorded loop event carries.
+func loopEventTurnID(ev loop.RecordedEvent) (int, bool) {
+	var s string
+	switch e := ev.(type) {
+	case loop.StepBeginEvent:
+		s = e.TurnID
+	case *loop.StepBeginEvent:
+		s = e.TurnID
+	case loop.ContentPartEvent:
+		s = e.TurnID
+	case *loop.ContentPartEvent:
+		s = e.TurnID
+	case loop.ToolCallEvent:
+		s = e.TurnID
+	case *loop.ToolCallEvent:
+		s = e.TurnID
+	case loop.StepEndEvent:
+		s = e.TurnID
+	case *loop.StepEndEvent:
+		s = e.TurnID
+	default:
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// toolsReset tells the tool manager that loaded dynamic tools are gone
+// (history was cleared or compacted).
+func (a *Agent) toolsReset() {
+	if a.manager != nil {
+		a.manager.ClearPendingLoaded()
+	}
+}
+
+// storeCommitter records tool-store updates for the tool manager.
+type storeCommitter struct{ a *Agent }
+
+// CommitStoreUpdate commits a tools.update_store record.
+func (c storeCommitter) CommitStoreUpdate(ctx context.Context, u tools.UpdateStore) error {
+	return c.a.Commit(ctx, tools.UpdateStoreRecordType, u)
+}

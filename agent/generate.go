@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
+)
+
+// requestRecord is the payload of llm.request (spec 02 §6.3): the shape of
+// one request attempt, never its content.
+type requestRecord struct {
+	Kind             string          `json:"kind"`
+	Provider         string          `json:"provider"`
+	Model            string          `json:"model"`
+	ModelAlias       string          `json:"modelAlias,omitempty"`
+	ThinkingEffort   string          `json:"thinkingEffort,omitempty"`
+	MaxTokens        int             `json:"maxTokens,omitempty"`
+	ToolSelect       bool            `json:"toolSelect"`
+	SystemPromptHash string          `json:"systemPromptHash"`
+	ToolsHash        string          `json:"toolsHash"`
+	MessageCount     int             `json:"messageCount"`
+	TurnStep         string          `json:"turnStep,omitempty"`
+	Attempt          string          `json:"attempt,omitempty"`
+	Projection       loop.Projection `json:"projection,omitempty"`
+	DroppedCount     int             `json:"droppedCount,omitempty"`
+}
+
+// toolsSnapshot is the payload of llm.tools_snapshot: a tool table the
+// model was offered, written once per distinct table.
+type toolsSnapshot struct {
+	Hash  string        `json:"hash"`
+	Tools []toolSummary `json:"tools"`
+}
+
+type toolSummary struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// generate is the choke point of every model request (spec 03 §2.1): it
+// records the request's shape, makes every record so far durable (ERRATA
+// 6), and sends the request.
+func (a *Agent) generate(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,
+	f loop.RequestLogFields) (*llm.Result, error) {
+	if ctx.Err() != nil {
+		return nil, llm.Aborted(ctx)
+	}
+	a.recordRequest(ctx, p, req, f)
+	a.logger.Debug("model request", "model", p.ModelName(), "turn_step", f.TurnStep, "attempt", f.Attempt,
+		"projection", string(f.Projection), "messages", len(req.Messages), "tools", len(req.Tools))
+	if err := a.log.Flush(ctx); err != nil {
+		return nil, &turn.FlushError{Err: err}
+	}
+	return llm.Generate(ctx, p, req, cb)
+}
+
+// recordRequest writes llm.request, and llm.tools_snapshot for a tool
+// table not written before. Failures are logged: they are observability.
+func (a *Agent) recordRequest(ctx context.Context, p llm.Provider, req llm.Request, f loop.RequestLogFields) {
+	if !a.log.ObservabilityReady() {
+		return
+	}
+	tools := make([]toolSummary, 0, len(req.Tools))
+	for _, t := range req.Tools {
+		if !t.Deferred {
+			tools = append(tools, toolSummary{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		}
+	}
+	toolsHash := hashJSON(tools)
+	a.mu.Lock()
+	fresh := !a.toolsHashes[toolsHash]
+	alias := a.config.ModelAlias
+	a.mu.Unlock()
+	kind := f.Kind
+	if kind == "" {
+		kind = loop.RequestKindLoop
+	}
+	if fresh {
+		if err := a.Commit(ctx, records.TypeToolsSnapshot, toolsSnapshot{Hash: toolsHash, Tools: tools}); err != nil {
+			a.logger.Warn("record tool table failed", "error", err)
+		}
+	}
+	rec := requestRecord{Kind: kind, Provider: p.Name(), Model: p.ModelName(), ModelAlias: alias,
+		ThinkingEffort: p.ThinkingEffort(), MaxTokens: p.MaxCompletionTokens(),
+		SystemPromptHash: hashText(req.System), ToolsHash: toolsHash, MessageCount: len(req.Messages),
+		TurnStep: f.TurnStep, Attempt: f.Attempt, Projection: f.Projection, DroppedCount: f.DroppedCount}
+	if err := a.Commit(ctx, records.TypeLLMRequest, rec); err != nil {
+		a.logger.Warn("record request failed", "error", err)
+	}
+}
+
+func hashText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// hashJSON hashes the plain JSON of v (no HTML escaping).
+func hashJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // tool summaries always encode
+	return hashText(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
+}

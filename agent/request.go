@@ -1,0 +1,73 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
+)
+
+// Request is what the next model request would send, as the provider
+// receives it from the loop: the provider's identity and completion cap,
+// the system prompt, the offered tools and the projected messages.
+type Request struct {
+	Provider            string        `json:"provider"`
+	Model               string        `json:"model"`
+	MaxCompletionTokens int           `json:"maxCompletionTokens,omitempty"`
+	System              string        `json:"system"`
+	Tools               []llm.Tool    `json:"tools"`
+	Messages            []llm.Message `json:"messages"`
+}
+
+// NextRequest builds the request the next step would send, without
+// sending anything: for inspection, and for checking that a resumed agent
+// continues exactly where the original stopped. It fails without a model.
+func (a *Agent) NextRequest(ctx context.Context) (Request, error) {
+	snap, err := a.snapshot()
+	if err != nil {
+		return Request{}, err
+	}
+	capability := llm.Capability{}
+	if snap.Capability != nil {
+		capability = *snap.Capability
+	}
+	p := llm.ApplyCompletionBudget(snap.Provider, a.budget, capability, a.TokenCount())
+	msgs := historyView{a}.View(loop.ProjectionNormal)
+	return Request{
+		Provider:            p.Name(),
+		Model:               p.ModelName(),
+		MaxCompletionTokens: p.MaxCompletionTokens(),
+		System:              snap.SystemPrompt,
+		Tools:               a.toolDefinitions(ctx),
+		Messages:            turn.DowngradeUnsupportedMedia(msgs, snap.Capability),
+	}, nil
+}
+
+// State is everything a resume must rebuild, for comparing an agent with
+// its resumed copy (spec 02 §8.8).
+type State struct {
+	History     []history.Message
+	TokenCount  int
+	Config      Config
+	ToolStore   map[string]json.RawMessage
+	Tools       []string
+	Usage       Usage
+	TurnCounter int
+}
+
+// State returns a snapshot of the agent's restorable state. The running
+// turn's usage is not part of it.
+func (a *Agent) State(ctx context.Context) State {
+	a.mu.Lock()
+	s := State{History: a.mem.History(), TokenCount: a.mem.TokenCount(), Config: a.config.clone(),
+		ToolStore: maps.Clone(a.store.Snapshot()), Usage: a.usage.data()}
+	a.mu.Unlock()
+	s.Usage.CurrentTurn = nil
+	s.Tools = a.toolNames(ctx)
+	s.TurnCounter = a.turns.CurrentID()
+	return s
+}

@@ -1,0 +1,346 @@
+package turn
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
+)
+
+var (
+	//go:embed text/goal_continuation.md
+	goalContinuationText string
+	//go:embed text/goal_continuation_step_cap.md
+	goalStepCapText string
+)
+
+// Goal driver reasons (spec 03 §1.4); reasonPromptHook is also the text of
+// a UserPromptSubmit block that gave none.
+const (
+	reasonBudget      = "A configured budget was reached"
+	reasonPromptHook  = "Blocked by UserPromptSubmit hook"
+	reasonInterrupted = "Paused after interruption"
+)
+
+// persistTimeout bounds the writes that must outlive a cancelled turn.
+const persistTimeout = 5 * time.Second
+
+// work is the goroutine of one launched turn.
+func (f *TurnFlow) work(t *activeTurn, input []llm.ContentPart, origin *history.Origin) {
+	defer f.wg.Done()
+	if t.prev != nil {
+		<-t.prev.done // a cancelled predecessor finishes its bookkeeping first
+	}
+	res := f.turnWorker(t, input, origin)
+	f.release(t)
+	t.finish(res)
+}
+
+// turnWorker runs a standalone turn, or the goal driver when a goal is
+// active or becomes active during the turn (spec 03 §1.4).
+func (f *TurnFlow) turnWorker(t *activeTurn, input []llm.ContentPart, origin *history.Origin) Result {
+	g := f.o.Goals
+	if g != nil && g.Active() {
+		return f.driveGoal(t, t.id, input, origin)
+	}
+	end := f.runOneTurn(t, t.id, input, origin, true)
+	if g == nil || !g.Active() {
+		return end
+	}
+	switch r := end.Event.Reason; {
+	case r == EndCancelled || r == EndBlocked:
+		return end
+	case r == EndFailed && !isMaxSteps(end):
+		return end
+	}
+	ctx := t.ctx
+	if err := g.IncrementTurn(ctx); err != nil {
+		f.log.Warn("goal turn accounting failed", "error", err)
+	}
+	if g.OverBudget() {
+		f.goalCall(g.MarkBlocked(ctx, reasonBudget))
+		return end
+	}
+	return f.driveGoal(t, f.allocate(), continuationPrompt(isMaxSteps(end)), goalOrigin())
+}
+
+// driveGoal runs goal turns until the goal is no longer active.
+func (f *TurnFlow) driveGoal(t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin) Result {
+	g, ctx := f.o.Goals, t.ctx
+	for {
+		if g.Active() && g.OverBudget() {
+			f.goalCall(g.MarkBlocked(ctx, reasonBudget))
+			return f.endWithoutModel(t, turnID, input, origin)
+		}
+		if err := g.IncrementTurn(ctx); err != nil {
+			f.log.Warn("goal turn accounting failed", "error", err)
+		}
+		end := f.runOneTurn(t, turnID, input, origin, false)
+		switch r := end.Event.Reason; {
+		case r == EndCancelled:
+			f.goalCall(g.PauseOnInterrupt(ctx, reasonInterrupted))
+			return end
+		case r == EndFailed && !isMaxSteps(end):
+			f.goalCall(g.PauseActive(context.WithoutCancel(ctx), pauseReason(end.Event.Error)))
+			return end
+		case r == EndBlocked || end.BlockedByUserPromptHook:
+			f.goalCall(g.MarkBlocked(ctx, reasonPromptHook))
+			return end
+		}
+		if !g.Active() {
+			return end
+		}
+		if g.OverBudget() {
+			f.goalCall(g.MarkBlocked(ctx, reasonBudget))
+			return end
+		}
+		turnID, input, origin = f.allocate(), continuationPrompt(isMaxSteps(end)), goalOrigin()
+	}
+}
+
+// endWithoutModel ends a goal turn whose budget was used up before it ran:
+// the input enters history, no model is called.
+func (f *TurnFlow) endWithoutModel(t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin) Result {
+	f.o.Usage.BeginTurn()
+	started := f.now()
+	f.emit(TurnStartedEvent{TurnID: turnID, Origin: origin})
+	if err := f.appendUser(t.ctx, DegradePromptVideos(input), origin); err != nil {
+		f.log.Warn("append goal input failed", "turn", turnID, "error", err)
+	}
+	ev := TurnEndedEvent{TurnID: turnID, Reason: EndCompleted, DurationMs: f.now().Sub(started).Milliseconds()}
+	f.o.Usage.EndTurn()
+	f.release(t)
+	f.emit(ev)
+	return Result{Event: ev}
+}
+
+func (f *TurnFlow) goalCall(err error) {
+	if err != nil {
+		f.log.Warn("goal update failed", "error", err)
+	}
+}
+
+func isMaxSteps(r Result) bool {
+	return r.Event.Reason == EndFailed && r.Event.Error != nil && r.Event.Error.Code == loop.CodeMaxStepsExceeded
+}
+
+func continuationPrompt(stepCap bool) []llm.ContentPart {
+	text := strings.TrimSpace(goalContinuationText)
+	if stepCap {
+		text = strings.TrimSpace(goalStepCapText) + " " + text
+	}
+	return []llm.ContentPart{llm.TextPart(text)}
+}
+
+func goalOrigin() *history.Origin {
+	return history.SystemTriggerOrigin(history.TriggerNameGoalContinue)
+}
+
+// pauseReason words why a failed goal turn paused the goal (spec 03 §1.4).
+func pauseReason(p *ErrorPayload) string {
+	if p == nil {
+		return "Paused after runtime error"
+	}
+	with := func(prefix string) string {
+		if p.Message == "" {
+			return prefix
+		}
+		return prefix + ": " + p.Message
+	}
+	switch p.Code {
+	case CodeProviderRateLimit:
+		return "Paused after provider rate limit"
+	case CodeProviderConnection:
+		return with("Paused after provider connection error")
+	case CodeProviderAuth:
+		return with("Paused after provider authentication error")
+	case CodeProviderFiltered:
+		return "Paused after provider safety policy block"
+	case CodeProviderAPI:
+		return with("Paused after provider API error")
+	case CodeModelNotConfigured, "model.config_invalid":
+		return with("Paused after model configuration error")
+	}
+	return with("Paused after runtime error")
+}
+
+// outcome is how a turn's body ended, before the bookkeeping of its end.
+type outcome struct {
+	reason   TurnEndReason
+	err      *ErrorPayload // the turn.ended error, also emitted after it
+	stop     loop.StopReason
+	blocked  bool // by the UserPromptSubmit hook
+	errCause string
+}
+
+// runOneTurn is the lifecycle of one turn (spec 03 §1.5): it never fails;
+// every abnormal end is a turn.ended.
+func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin, standalone bool) Result {
+	ctx := t.ctx
+	f.o.Compactor.ResetForTurn()
+	f.o.Usage.BeginTurn()
+	f.emit(TurnStartedEvent{TurnID: turnID, Origin: origin})
+	started := f.now()
+
+	out := f.turnBody(ctx, t, turnID, input, origin)
+	persist, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+	defer cancel()
+	f.closeAbandoned(persist, turnID, out)
+	if f.CurrentID() == turnID {
+		f.o.Usage.EndTurn()
+	}
+	var trailing []ErrorPayload
+	if out.err != nil {
+		trailing = append(trailing, *out.err)
+	}
+	if err := f.flush(persist); err != nil { // a turn is complete once durable
+		p := withTurnID(ToErrorPayload(err), turnID)
+		switch {
+		case out.reason == EndCompleted || out.reason == EndBlocked:
+			out.reason, out.err = EndFailed, &p
+			trailing = []ErrorPayload{p}
+		case out.err == nil || out.err.Code != CodeRecordsWriteFailed: // said once is enough
+			trailing = append(trailing, p)
+		}
+	}
+	if out.reason == EndCancelled && errors.Is(context.Cause(ctx), loop.ErrUserCancelled) && f.o.Hooks != nil {
+		f.o.Hooks.Fire(HookInterrupt, "", map[string]any{"turnId": turnID, "reason": "cancelled"})
+	}
+	ev := TurnEndedEvent{TurnID: turnID, Reason: out.reason, Error: out.err,
+		DurationMs: max(0, f.now().Sub(started).Milliseconds())}
+	if standalone && f.CurrentID() == turnID && (f.o.Goals == nil || !f.o.Goals.Active()) {
+		f.release(t) // before turn.ended: a listener may prompt again (spec 03 §7.2)
+	}
+	f.emit(ev)
+	for _, p := range trailing {
+		f.emit(ErrorEvent{p})
+	}
+	return Result{Event: ev, StopReason: out.stop, BlockedByUserPromptHook: out.blocked}
+}
+
+// turnBody appends the input, runs the UserPromptSubmit hook and the step
+// loop, and classifies how that ended.
+func (f *TurnFlow) turnBody(ctx context.Context, t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin) outcome {
+	err := f.appendUser(ctx, DegradePromptVideos(input), origin)
+	if err == nil && origin.Is(history.OriginUser) && f.o.Hooks != nil {
+		var blocked bool
+		if blocked, err = f.userPromptHook(ctx, turnID, input); err == nil && blocked {
+			return outcome{reason: EndBlocked, blocked: true}
+		}
+	}
+	var stop loop.StopReason
+	if err == nil {
+		stop, err = f.runStepLoop(ctx, t, turnID)
+	}
+	switch {
+	case err == nil && stop == loop.StopFiltered:
+		p := withTurnID(filteredPayload(), turnID)
+		return outcome{reason: EndFailed, err: &p, stop: stop, errCause: p.Message}
+	case err == nil && stop == loop.StopAborted:
+		return outcome{reason: EndCancelled, stop: stop}
+	case err == nil:
+		return outcome{reason: EndCompleted, stop: stop}
+	case ctx.Err() != nil || llm.IsAbort(err) || errors.Is(err, context.Canceled):
+		return outcome{reason: EndCancelled, stop: loop.StopAborted}
+	}
+	p := summarizeTurnError(err, turnID)
+	if f.o.Hooks != nil {
+		f.o.Hooks.Fire(HookStopFailure, p.Name, map[string]any{"errorType": p.Name, "errorMessage": p.Message})
+	}
+	return outcome{reason: EndFailed, err: &p, errCause: p.Message}
+}
+
+// appendUser commits the user messages input and origin make.
+func (f *TurnFlow) appendUser(ctx context.Context, input []llm.ContentPart, origin *history.Origin) error {
+	for _, m := range history.UserMessages(input, origin) {
+		if err := f.appendMessage(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *TurnFlow) appendMessage(ctx context.Context, m history.Message) error {
+	return f.o.Commit.Commit(ctx, records.Type(history.TypeAppendMessage), history.AppendMessageRecord{Message: m})
+}
+
+// userPromptHook runs UserPromptSubmit (spec 03 §1.10). It reports whether
+// a hook blocked the prompt.
+func (f *TurnFlow) userPromptHook(ctx context.Context, turnID int, input []llm.ContentPart) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, llm.Aborted(ctx)
+	}
+	results, err := f.o.Hooks.Block(ctx, HookUserPromptSubmit, partsText(input), map[string]any{"prompt": input})
+	if ctx.Err() != nil {
+		return false, llm.Aborted(ctx) // a cancel during the hook appends nothing
+	}
+	if err != nil {
+		f.log.Warn("UserPromptSubmit hook failed", "turn", turnID, "error", err)
+		return false, nil // hooks fail open
+	}
+	if b := firstBlock(results); b != nil {
+		text := firstNonEmpty(b.Message, b.Reason, reasonPromptHook)
+		m := history.Message{Message: llm.AssistantMessage(text),
+			Origin: &history.Origin{Kind: history.OriginHookResult, Event: string(HookUserPromptSubmit), Blocked: true}}
+		if err := f.appendMessage(ctx, m); err != nil {
+			return false, err
+		}
+		f.emit(HookResultEvent{TurnID: turnID, HookEvent: HookUserPromptSubmit, Content: text, Blocked: true})
+		return true, nil
+	}
+	var texts []string
+	for _, r := range results {
+		if r.TimedOut || r.ExitCode != 0 {
+			continue
+		}
+		if s := firstNonEmpty(r.Message, r.Stdout); !history.IsBlank(s) {
+			texts = append(texts, s)
+		}
+	}
+	if len(texts) == 0 {
+		return false, nil
+	}
+	text := strings.Join(texts, "\n")
+	m := history.Message{Message: llm.UserMessage(text),
+		Origin: &history.Origin{Kind: history.OriginHookResult, Event: string(HookUserPromptSubmit)}}
+	if err := f.appendMessage(ctx, m); err != nil {
+		return false, err
+	}
+	f.emit(HookResultEvent{TurnID: turnID, HookEvent: HookUserPromptSubmit, Content: text})
+	return false, nil
+}
+
+func firstBlock(results []HookResult) *HookResult {
+	for i := range results {
+		if results[i].Block {
+			return &results[i]
+		}
+	}
+	return nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// partsText is the concatenated text of parts.
+func partsText(parts []llm.ContentPart) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == llm.PartText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
