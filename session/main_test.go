@@ -1,0 +1,60 @@
+package session_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kimigo/kimigo/session"
+)
+
+// The lock test re-runs this test binary as a child process; helperEnv
+// selects what the child does instead of running tests.
+const (
+	helperEnv        = "KIMIGO_SESSION_TEST_HELPER"
+	helperRootEnv    = "KIMIGO_SESSION_TEST_ROOT"
+	helperWorkDirEnv = "KIMIGO_SESSION_TEST_WORKDIR"
+	helperIDEnv      = "KIMIGO_SESSION_TEST_ID"
+)
+
+// childEnv is the environment of a helper child. The race detector's exit
+// delay is turned off so that children end promptly.
+func childEnv(mode, root, workDir, id string) []string {
+	env := append(os.Environ(), helperEnv+"="+mode, helperRootEnv+"="+root,
+		helperWorkDirEnv+"="+workDir, helperIDEnv+"="+id)
+	return append(env, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+}
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(helperEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "hold":
+		os.Exit(helperHold())
+	default:
+		fmt.Fprintf(os.Stderr, "unknown %s=%q\n", helperEnv, os.Getenv(helperEnv))
+		os.Exit(2)
+	}
+}
+
+// helperHold resumes the session, says "locked" and keeps it open until
+// stdin closes.
+func helperHold() int {
+	ctx := context.Background()
+	store := session.NewStore(session.StoreOptions{Root: os.Getenv(helperRootEnv)})
+	s, err := session.Resume(ctx, os.Getenv(helperIDEnv), session.Options{Store: store, WorkDir: os.Getenv(helperWorkDirEnv)})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("locked")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // returns at EOF
+	if err := s.Close(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
