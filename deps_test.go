@@ -24,6 +24,8 @@ var forbidden = map[string][]string{ // importer → what it must not import
 	"osenv/":    {"agent", "agent/", "session", "loop", "tools"},
 	"config":    {"agent", "agent/", "session", "loop", "tools"},
 	"internal/": {"cmd/"},
+	"profile":   {"agent", "agent/", "session", "config", "tools", "tools/"},
+	"profile/":  {"agent", "agent/", "session", "config", "tools", "tools/"},
 }
 
 const module = "github.com/kimigo/kimigo"

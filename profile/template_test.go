@@ -1,0 +1,85 @@
+package profile
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+func loadOne(t *testing.T, yaml string) *Profile {
+	t.Helper()
+	c, err := Load(yamlFS(map[string]string{"p.yaml": yaml}), "p.yaml")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	p, _ := c.Get("p")
+	return p
+}
+
+func TestTemplateVariables(t *testing.T) {
+	p := loadOne(t, `name: p
+tools: [Skill]
+promptVars: {KIMI_OS: shadowed, greeting: hi}
+systemPromptTemplate: |-
+  {{.greeting}} {{.KIMI_OS}} {{.KIMI_SHELL}} {{.KIMI_NOW}} {{.KIMI_WORK_DIR}}
+  {{- if eq .KIMI_OS "Windows"}} win{{end}}
+  {{- with .KIMI_SKILLS}} <{{.}}>{{end}} {{$.ROLE_ADDITIONAL}}|{{.KIMI_GIT_BRANCH}}|{{.KIMI_GIT_DIRTY}}
+`)
+	pc := PromptContext{OS: "Linux", Now: fixedNow, WorkDir: "/ws", Skills: "S", RoleAdditional: "R",
+		Git: GitState{Repo: true, Branch: "main", DirtyCount: 3}}
+	pc.Shell.Name, pc.Shell.Path = "bash", "/bin/bash"
+	got, err := p.SystemPrompt(pc)
+	want := "hi Linux bash (`/bin/bash`) 2025-06-02 (Monday) /ws <S> R|main|3"
+	if err != nil || got != want {
+		t.Errorf("render = %q, %v\nwant      %q", got, err, want)
+	}
+}
+
+// TestTemplateNoEscaping: prompt text is not HTML.
+func TestTemplateNoEscaping(t *testing.T) {
+	p := loadOne(t, "name: p\nsystemPromptTemplate: \"{{.KIMI_AGENTS_MD}}\"\n")
+	got, err := p.SystemPrompt(PromptContext{AgentsMD: `<a href="x">&</a>`})
+	if err != nil || got != `<a href="x">&</a>` {
+		t.Errorf("render = %q, %v", got, err)
+	}
+}
+
+func TestTemplateEmpty(t *testing.T) {
+	p := loadOne(t, "name: p\n")
+	if got, err := p.SystemPrompt(PromptContext{}); got != "" || err != nil {
+		t.Errorf("a profile without a template renders %q, %v", got, err)
+	}
+}
+
+func TestTemplatePromptVarPaths(t *testing.T) {
+	c, err := Load(yamlFS(map[string]string{
+		"d/p.yaml": "name: p\npromptVarPaths: {a: one.md, b: [one.md, two.md]}\nsystemPromptTemplate: \"{{.a}}|{{.b}}\"\n",
+		"d/one.md": "one\n", "d/two.md": "\ntwo\n",
+	}), "d/p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := c.Get("p")
+	if got, _ := p.SystemPrompt(PromptContext{}); got != "one|one\n\ntwo" {
+		t.Errorf("render = %q", got)
+	}
+	_, err = Load(yamlFS(map[string]string{"p.yaml": "name: p\npromptVarPaths: {a: gone.md}\n"}), "p.yaml")
+	if err == nil || !strings.Contains(err.Error(), `read prompt variable "a" for "p" at p.yaml`) {
+		t.Errorf("missing var file: %v", err)
+	}
+}
+
+func TestRenderConcurrently(t *testing.T) {
+	pc, _ := prepare(t, newEnv(t, smallRepo()), "/ws")
+	c := builtin(t)
+	want := render(t, c, "", pc)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if got, err := c.Default().SystemPrompt(pc); got != want || err != nil {
+				t.Errorf("concurrent render differs (%v)", err)
+			}
+		})
+	}
+	wg.Wait()
+}
