@@ -10,6 +10,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/image v0.48.0
 	golang.org/x/net v0.63.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -1,0 +1,161 @@
+package permission
+
+import (
+	"context"
+	"encoding/json"
+	"path"
+	"strings"
+
+	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
+)
+
+// Policy is one judge of the chain (spec 04 §2.3, §9.1). Evaluate may block
+// (a hook, a file-system probe) and runs on the turn goroutine, one call at
+// a time; the zero Verdict means "no opinion". An error aborts the decision
+// and blocks the call.
+type Policy interface {
+	Name() string
+	Evaluate(ctx context.Context, c *Call) (Verdict, error)
+}
+
+// Kind is a verdict's outcome. It is never persisted.
+type Kind int
+
+// Verdict kinds; None is the zero value.
+const (
+	None Kind = iota
+	Approve
+	Deny
+	Ask
+	Result
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Approve:
+		return "approve"
+	case Deny:
+		return "deny"
+	case Ask:
+		return "ask"
+	case Result:
+		return "result"
+	}
+	return "none"
+}
+
+// Verdict is what a policy decided.
+type Verdict struct {
+	Kind Kind
+	// Message is the deny text; "" gives the default policy-deny text.
+	Message string
+	// Result answers the call without running it (Kind Result).
+	Result *loop.ToolResult
+	// Metadata reaches the tool's ExecCtx.Metadata (Kind Approve).
+	Metadata any
+	// OnApproval, for Kind Ask, turns the user's answer into the final
+	// verdict (plan review, goal start). ok false falls back to the usual
+	// handling: approved runs the call, anything else blocks it.
+	OnApproval func(ctx context.Context, r ApprovalResponse) (v Verdict, ok bool, err error)
+	// Reason holds telemetry fields: counts and labels, never argument
+	// text.
+	Reason map[string]any
+}
+
+// Call is one tool call as the policies see it: the loop's view of the
+// call plus a snapshot of the agent's permission state taken when
+// Authorize began. Policies treat it as read-only.
+type Call struct {
+	loop.ToolCtx
+	// Mode is the agent's permission mode.
+	Mode Mode
+	// AgentType is main or sub.
+	AgentType AgentType
+	// Workspace is the work dir plus the --add-dir dirs.
+	Workspace tools.Workspace
+
+	m       *Manager
+	rules   []*compiledRule // effective rules, own first
+	session []*compiledRule // session approvals, own first
+	bash    *script         // Bash only, parsed on first use
+	// writeMatchers match path rules against the script's write targets,
+	// built on first use.
+	writeMatchers []func(string) bool
+}
+
+// Name is the called tool's name.
+func (c *Call) Name() string { return c.ToolCall.Name }
+
+// Exec is the resolved execution; never nil.
+func (c *Call) Exec() *loop.Execution { return c.Execution }
+
+// IsBash reports a call of the Bash tool, whose rules are shell-aware.
+func (c *Call) IsBash() bool { return c.Name() == tools.NameBash }
+
+// script parses the Bash command on first use. The command comes from the
+// arguments; the tool's command display carries the same values already
+// decoded.
+func (c *Call) script() *script {
+	if c.bash == nil {
+		var a struct {
+			Command string `json:"command"`
+			Cwd     string `json:"cwd"`
+		}
+		if d, ok := c.Exec().Display.(*loop.CommandDisplay); ok {
+			a.Command, a.Cwd = d.Command, d.Cwd
+		} else {
+			_ = json.Unmarshal(c.Args, &a) // the loop validated them; a bad shape gives an empty command
+		}
+		c.bash = c.m.analyze(a.Command, c.commandDir(a.Cwd))
+	}
+	return c.bash
+}
+
+// commandDir is where the Bash command starts: its cwd argument resolved
+// against the work dir.
+func (c *Call) commandDir(cwd string) string {
+	home := c.m.home()
+	switch {
+	case cwd == "":
+		return c.Workspace.Dir
+	case cwd == "~" || strings.HasPrefix(cwd, "~/"):
+		if home == "" {
+			return ""
+		}
+		cwd = home + cwd[1:]
+	case !path.IsAbs(cwd):
+		if c.Workspace.Dir == "" {
+			return ""
+		}
+		cwd = path.Join(c.Workspace.Dir, cwd)
+	}
+	return path.Clean(cwd)
+}
+
+// FileAccesses are the call's declared file accesses plus, for Bash, the
+// files its redirections write (ERRATA 9).
+func (c *Call) FileAccesses() []loop.Access {
+	var out []loop.Access
+	for _, a := range c.Exec().Accesses {
+		if a.Kind == loop.AccessFile && a.Path != "" {
+			out = append(out, a)
+		}
+	}
+	if c.IsBash() {
+		for _, w := range c.script().writes {
+			out = append(out, loop.Access{Kind: loop.AccessFile, Operation: loop.OpWrite, Path: w.path})
+		}
+	}
+	return out
+}
+
+// argsObject is the call's arguments as a JSON object value, or an empty
+// object when they are not one (the hook input shape of spec 04 §2.4.1).
+func (c *Call) argsObject() any {
+	var v map[string]any
+	if err := json.Unmarshal(c.Args, &v); err != nil || v == nil {
+		return map[string]any{}
+	}
+	return v
+}
