@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
@@ -21,7 +22,9 @@ import (
 
 // Options build an Agent. The zero value is a usable agent without a model
 // (every turn fails with model.not_configured), without tools, with its
-// records in memory and every tool call approved.
+// records in memory and every tool call approved: a library agent without
+// Permission approves everything. The kimigo command always sets
+// Permission.
 type Options struct {
 	// Provider is the model, with thinking and sampling settings applied;
 	// nil means no model is configured.
@@ -56,8 +59,19 @@ type Options struct {
 	// an older protocol version.
 	KeepOldRecordFormat bool
 
-	// Gate authorizes tool calls; nil approves every call. The permission
-	// chain (agent/permission) plugs in here once it exists.
+	// Permission, when set, gives the agent a permission manager built
+	// from it (Agent.Permission), which authorizes every tool call in place
+	// of Gate. The agent supplies the Recorder: set_mode and approval
+	// records go through its commit path and are restored by Resume. Env,
+	// Logger and Hooks default to the agent's own (Hooks adapted, so
+	// PreToolUse and the approval hooks run on the same engine). Approver
+	// puts approval requests to the user; with none, a call the chain asks
+	// about is blocked at once with a message saying nobody can approve it
+	// (never approved, never waiting), and no approval record is written.
+	// Print mode runs in auto mode, where nothing asks.
+	Permission *permission.Options
+	// Gate authorizes tool calls when Permission is nil; nil approves
+	// every call.
 	Gate turn.PermissionGate
 	// Hooks runs the user's lifecycle hooks; nil runs none.
 	Hooks turn.HookRunner
@@ -93,7 +107,8 @@ type Agent struct {
 	events  *fanout
 	turns   *turn.TurnFlow
 	adapter *turn.LLM
-	manager *tools.Manager // nil without NewToolManager
+	manager *tools.Manager      // nil without NewToolManager
+	perm    *permission.Manager // nil without Options.Permission
 	budget  *llm.CompletionBudget
 
 	// mu guards the state below, and every call into mem and store that
@@ -140,6 +155,7 @@ func New(o Options) *Agent {
 		a.manager = o.NewToolManager(storeCommitter{a})
 		a.store = a.manager.Store()
 	}
+	a.perm = a.newPermission()
 	a.budget = llm.ResolveCompletionBudget(o.Budget)
 	a.adapter = turn.NewLLM(turn.LLMOptions{Snapshot: a.snapshot, Budget: a.budget,
 		UsedContextTokens: a.TokenCount, Generate: a.generate, Now: a.now})
@@ -152,6 +168,10 @@ func (a *Agent) turnOptions() turn.Options {
 	if a.o.Env != nil {
 		fs = a.o.Env
 	}
+	var gate turn.PermissionGate = a.o.Gate
+	if a.perm != nil {
+		gate = a.perm
+	}
 	return turn.Options{
 		History:             historyView{a},
 		Commit:              a,
@@ -159,7 +179,7 @@ func (a *Agent) turnOptions() turn.Options {
 		Tools:               a.toolTable,
 		DescribeMissingTool: a.describeMissingTool,
 		Compactor:           a.o.Compactor,
-		Gate:                a.o.Gate,
+		Gate:                gate,
 		Hooks:               a.o.Hooks,
 		Usage:               usageRecorder{a},
 		Events:              a.events,

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
@@ -22,6 +25,9 @@ func knownRecordTypes() []records.Type {
 		tools.UpdateStoreRecordType, tools.SetActiveToolsRecordType}
 	known = append(known, turn.RecordTypes()...)
 	for _, t := range history.RecordTypes() {
+		known = append(known, records.Type(t))
+	}
+	for _, t := range permission.RecordTypes() {
 		known = append(known, records.Type(t))
 	}
 	return known
@@ -53,13 +59,19 @@ var applySamples = []struct {
 	{records.Type(history.TypeUndo), history.UndoRecord{Count: 1}},
 	{records.Type(history.TypeClear), history.ClearRecord{}},
 	{records.Type(history.TypeApplyCompaction), history.ApplyCompactionRecord{Summary: "s"}},
+	{records.Type(permission.TypeSetMode), permission.SetModeRecord{Mode: permission.ModeYolo}},
+	{records.Type(permission.TypeApprovalResult), permission.ApprovalResultRecord{TurnID: 4, ToolCallID: "c1",
+		ToolName: "Bash", Action: "Running: ls", SessionApprovalRule: "Bash(ls)",
+		Result: permission.Session.Response()}},
 }
 
 func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 	store := records.NewMemory(records.MemoryOptions{})
-	a := New(Options{Persistence: store, NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
-		return tools.New(tools.Options{Base: tools.Base{Env: osenvtest.New(osenvtest.Options{})}, Committer: c})
-	}})
+	env := osenvtest.New(osenvtest.Options{})
+	a := New(Options{Persistence: store, Env: env, Permission: &permission.Options{},
+		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
+			return tools.New(tools.Options{Base: tools.Base{Env: env}, Committer: c})
+		}})
 	var events []turn.Event
 	a.Subscribe(turn.EventFunc(func(ev turn.Event) { events = append(events, ev) }))
 	sampled := map[records.Type]bool{}
@@ -89,6 +101,65 @@ func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 	}
 	if got := a.turns.CurrentID(); got != 4 {
 		t.Errorf("turn counter after a loop event of turn 4 = %d", got)
+	}
+	if got := a.Permission().Mode(); got != permission.ModeYolo {
+		t.Errorf("permission mode after set_mode(yolo) = %q", got)
+	}
+	if d := cmp.Diff([]string{"Bash(ls)"}, a.Permission().SessionPatterns()); d != "" {
+		t.Errorf("session approvals (-want +got):\n%s", d)
+	}
+}
+
+// An agent without a permission manager (a library agent, the preview
+// replay) accepts permission records but rejects corrupt ones.
+func TestApplyPermissionWithoutManager(t *testing.T) {
+	a := New(Options{})
+	for _, tt := range []struct {
+		name   string
+		typ    records.Type
+		fields any
+		ok     bool
+	}{
+		{"set mode", records.Type(permission.TypeSetMode), map[string]any{"mode": "auto"}, true},
+		{"approval result", records.Type(permission.TypeApprovalResult), map[string]any{"toolName": "Bash"}, true},
+		{"corrupt payload", records.Type(permission.TypeSetMode), map[string]any{"mode": 3}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, err := records.New(tt.typ, tt.fields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.mu.Lock()
+			_, handled, err := a.apply(rec)
+			a.mu.Unlock()
+			if !handled || (err == nil) != tt.ok {
+				t.Errorf("apply = handled %v, %v; want handled, ok %v", handled, err, tt.ok)
+			}
+		})
+	}
+	if a.Permission() != nil {
+		t.Error("an agent built without Options.Permission has a manager")
+	}
+	if err := a.SetPermissionMode(t.Context(), permission.ModeYolo); err == nil {
+		t.Error("SetPermissionMode succeeded without a permission manager")
+	}
+}
+
+// A corrupt mode fails the apply, live and on resume alike.
+func TestApplyRejectsAnUnknownMode(t *testing.T) {
+	a := New(Options{Env: osenvtest.New(osenvtest.Options{}), Permission: &permission.Options{}})
+	rec, err := records.New(records.Type(permission.TypeSetMode), map[string]any{"mode": "reckless"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.mu.Lock()
+	_, handled, err := a.apply(rec)
+	a.mu.Unlock()
+	if !handled || err == nil {
+		t.Errorf("apply(set_mode reckless) = handled %v, %v; want an error", handled, err)
+	}
+	if got := a.Permission().Mode(); got != permission.ModeManual {
+		t.Errorf("mode after a rejected record = %q, want manual", got)
 	}
 }
 

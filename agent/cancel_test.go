@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/agenttest"
+	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
@@ -72,13 +74,19 @@ func TestTurnS6CancelMidStream(t *testing.T) {
 	h.ExpectResumeMatches()
 }
 
+// With the real chain, this is also spec 04 §10 scenario 55: cancelling
+// the turn cancels the pending approval request; the call gets the
+// user-interrupted wording, nothing is recorded for the request, and the
+// observer hooks report the error.
 func TestTurnS7CancelDuringApproval(t *testing.T) {
-	gate := agenttest.NewApprovals()
+	approver := agenttest.NewApprover()
+	hooks := &agenttest.Hooks{}
 	bash := bashTool()
-	h := newHarness(t, agenttest.Gate(gate), agenttest.Tools(bash))
+	h := newHarness(t, agenttest.Permission(permission.Options{Approver: approver}), agenttest.Tools(bash),
+		agenttest.HookRunner(hooks))
 	h.Model(call("c1", "Bash", `{"command":"rm -rf build"}`))
 	h.Start("clean up")
-	gate.Next(t)
+	approver.Next(t)
 	if err := agentOf(h).Cancel(t.Context(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +94,8 @@ func TestTurnS7CancelDuringApproval(t *testing.T) {
 		t.Errorf("turn ended %+v", res.Event)
 	}
 	results := eventsOf[turn.ToolResultEvent](h)
-	if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Output.Text(), `interrupted tool "Bash"`) {
+	if len(results) != 1 || !results[0].IsError ||
+		!strings.Contains(results[0].Output.Text(), `The user deliberately interrupted tool "Bash"`) {
 		t.Errorf("tool.result = %+v", results)
 	}
 	types := h.EventTypes()
@@ -96,6 +105,20 @@ func TestTurnS7CancelDuringApproval(t *testing.T) {
 	}
 	if n := len(bash.Executions()); n != 0 {
 		t.Errorf("the command ran %d times", n)
+	}
+	if d := cmp.Diff([]string{"c1"}, approver.Cancelled()); d != "" {
+		t.Errorf("cancelled approval requests (-want +got):\n%s", d)
+	}
+	if got := recordStrings(h, records.Type(permission.TypeApprovalResult)); len(got) != 0 {
+		t.Errorf("approval records = %q, want none for a cancelled request", got)
+	}
+	req := hooks.Calls(turn.HookEvent(permission.HookPermissionRequest))
+	if len(req) != 1 || req[0].Input["toolName"] != "Bash" || req[0].Awaited {
+		t.Errorf("PermissionRequest hooks = %+v", req)
+	}
+	res := hooks.Calls(turn.HookEvent(permission.HookPermissionResult))
+	if len(res) != 1 || res[0].Input["decision"] != "error" {
+		t.Errorf("PermissionResult hooks = %+v, want one with decision error", res)
 	}
 	h.ExpectResumeMatches()
 }

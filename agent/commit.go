@@ -162,6 +162,10 @@ func (a *Agent) applyByType(rec records.Record) (applied, bool, error) {
 		ap, err := a.applyHistory(rec)
 		return ap, true, err
 	}
+	if isPermissionType(rec.Type) {
+		ap, err := a.applyPermission(rec)
+		return ap, true, err
+	}
 	return applied{}, false, nil // unknown types are ignored (spec 02 §6.1)
 }
 

@@ -5,17 +5,21 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/turn"
 )
 
 // StatusEvent is agent.status.updated (spec 03 §5.6): what a status line
-// shows after the context size or the usage changed.
+// shows after the context size, the usage or the permission mode changed.
 type StatusEvent struct {
 	Model            string   `json:"model,omitempty"`
 	ContextTokens    int      `json:"contextTokens"`
 	MaxContextTokens int      `json:"maxContextTokens,omitempty"`
 	ContextUsage     *float64 `json:"contextUsage,omitempty"`
-	Usage            *Usage   `json:"usage,omitempty"`
+	// Permission is the permission mode; empty for an agent without a
+	// permission manager.
+	Permission permission.Mode `json:"permission,omitempty"`
+	Usage      *Usage          `json:"usage,omitempty"`
 }
 
 // EventType returns turn.TypeAgentStatus.
@@ -38,9 +42,13 @@ func (a *Agent) statusLocked() turn.Event {
 	return a.status()
 }
 
-// status builds the status; the caller holds mu.
+// status builds the status; the caller holds mu (the manager's own lock
+// is taken after it, never before).
 func (a *Agent) status() StatusEvent {
 	s := StatusEvent{ContextTokens: a.mem.TokenCount()}
+	if a.perm != nil {
+		s.Permission = a.perm.Mode()
+	}
 	if a.o.Provider == nil {
 		return s
 	}

@@ -45,7 +45,7 @@ func newAgent(s agenttest.Setup) agenttest.Host {
 func optionsFor(s agenttest.Setup) agent.Options {
 	o := agent.Options{Provider: s.Provider, Capability: s.Capability, Budget: s.Budget,
 		Config: agent.Config{SystemPrompt: s.SystemPrompt}, Tools: s.Tools, Env: s.Env, HomeDir: s.HomeDir,
-		Persistence: s.Persistence, Gate: s.Gate, Hooks: s.Hooks, LoopControl: s.LoopControl, Loop: s.Loop,
+		Persistence: s.Persistence, Permission: s.Permission, Gate: s.Gate, Hooks: s.Hooks, LoopControl: s.LoopControl, Loop: s.Loop,
 		Events: s.Events, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID}
 	if s.ToolManager != nil {
 		env := s.Env

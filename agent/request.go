@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -57,6 +58,11 @@ type State struct {
 	Tools       []string
 	Usage       Usage
 	TurnCounter int
+	// Permission is the permission mode and effective rules, and
+	// SessionApprovals the "approve for this session" patterns; both are
+	// zero without a permission manager.
+	Permission       permission.Data
+	SessionApprovals []string
 }
 
 // State returns a snapshot of the agent's restorable state. The running
@@ -69,5 +75,8 @@ func (a *Agent) State(ctx context.Context) State {
 	s.Usage.CurrentTurn = nil
 	s.Tools = a.toolNames(ctx)
 	s.TurnCounter = a.turns.CurrentID()
+	if a.perm != nil {
+		s.Permission, s.SessionApprovals = a.perm.Data(), a.perm.SessionPatterns()
+	}
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/llm"
@@ -29,7 +30,8 @@ func TestResumeS51NTurnsWithEverything(t *testing.T) {
 			return loop.ToolResult{Output: loop.TextOutput("boom"), IsError: true,
 				Note: "<system>Retry with a smaller input.</system>"}, nil
 		}}
-	h := newHarness(t, agenttest.BuiltinTools(),
+	approver := agenttest.AnswerAll(permission.Once)
+	h := newHarness(t, agenttest.BuiltinTools(), agenttest.Permission(permission.Options{Approver: approver}),
 		agenttest.Tools(looptest.Echo(), looptest.Gated("Wait", gate, loop.None()), flaky))
 	a := agentOf(h)
 
@@ -39,6 +41,10 @@ func TestResumeS51NTurnsWithEverything(t *testing.T) {
 		scripted.Call{ID: "c2", Name: "echo", Arguments: `{"text":"hi"}`}),
 		scripted.Text("Planned."))
 	h.Prompt("plan the work")
+	asked := len(approver.Requests()) // manual mode: echo asks
+	if err := a.SetPermissionMode(t.Context(), permission.ModeYolo); err != nil {
+		t.Fatal(err)
+	}
 	// Turn 1: text only.
 	h.Model(scripted.Text("Nothing else."))
 	h.Prompt("anything else?")
@@ -59,7 +65,14 @@ func TestResumeS51NTurnsWithEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if asked != 1 || len(approver.Requests()) != asked {
+		t.Errorf("approval requests: %d in manual mode (want 1), %d more in yolo (want 0)", asked, len(approver.Requests())-asked)
+	}
+
 	r := h.ExpectResumeMatches()
+	if got := r.Agent.(host).Permission().Mode(); got != permission.ModeYolo {
+		t.Errorf("resumed permission mode = %q, want yolo", got)
+	}
 	if got := r.Agent.CurrentTurnID(); got != 3 {
 		t.Errorf("resumed turn counter = %d, want 3 (the next prompt starts turn 4)", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
@@ -76,11 +77,11 @@ func TestTurnS1BasicTurnAndIDs(t *testing.T) {
 }
 
 func TestTurnS2Busy(t *testing.T) {
-	gate := agenttest.NewApprovals()
-	h := newHarness(t, agenttest.Gate(gate), agenttest.Tools(bashTool()))
+	approver := agenttest.NewApprover()
+	h := newHarness(t, agenttest.Permission(permission.Options{Approver: approver}), agenttest.Tools(bashTool()))
 	h.Model(call("c1", "Bash", `{"command":"ls"}`), scripted.Text("listed"))
 	h.Start("list files")
-	ap := gate.Next(t)
+	ap := approver.Next(t)
 
 	l, err := h.Agent().Prompt(t.Context(), text("x"), nil)
 	if err != nil || l.Launched || l.TurnID != 0 {
@@ -94,7 +95,7 @@ func TestTurnS2Busy(t *testing.T) {
 		errs[0].Message != "Cannot launch a new turn while another turn (ID 0) is active" {
 		t.Errorf("error events = %+v", errs)
 	}
-	ap.Approve()
+	ap.Answer(permission.Once)
 	h.Wait()
 	if n := len(eventsOf[turn.TurnStartedEvent](h)); n != 1 {
 		t.Errorf("%d turn.started events, want 1", n)
@@ -103,15 +104,15 @@ func TestTurnS2Busy(t *testing.T) {
 }
 
 func TestTurnS3SteerAtNextStepBoundary(t *testing.T) {
-	gate := agenttest.NewApprovals()
-	h := newHarness(t, agenttest.Gate(gate), agenttest.Tools(bashTool()))
+	approver := agenttest.NewApprover()
+	h := newHarness(t, agenttest.Permission(permission.Options{Approver: approver}), agenttest.Tools(bashTool()))
 	h.Model(call("c1", "Bash", `{"command":"ls"}`), scripted.Text("Done, and the steer is mentioned."))
 	h.Start("run ls")
-	ap := gate.Next(t)
+	ap := approver.Next(t)
 	if l := h.Steer("Also mention the steer", nil); !l.Buffered || l.Launched {
 		t.Errorf("Steer = %+v, want buffered", l)
 	}
-	ap.Approve()
+	ap.Answer(permission.Once)
 	h.Wait()
 
 	want := []string{"user:run ls", "assistant:[c1]", "tool:c1:ran ls", "user:Also mention the steer",

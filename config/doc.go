@@ -17,7 +17,9 @@
 //     claude.go) and provider construction, including the proxy-aware HTTP
 //     client (provider.go);
 //   - write-back: strict re-read, patch, atomic replace with mode 0600,
-//     the "always" allow rule appended as text (write.go);
+//     the "always" allow rule appended as text (write.go), and
+//     UserRuleWriter, the permission manager's RuleWriter over it
+//     (rule_writer.go);
 //   - the project's .kimi-code/local.toml (local.go) and doctor's strict
 //     check (check.go).
 //
@@ -43,5 +45,6 @@
 // id), sections_test.go (validation messages), load_fuzz_test.go
 // (FuzzLoadConfig: no panic, failing files untouched), provider_test.go
 // (KIMI_MODEL_* alone drives each provider type against llm/llmtest fakes)
-// and write_test.go (atomicity, modes, comment preservation).
+// write_test.go (atomicity, modes, comment preservation) and
+// rule_writer_test.go (concurrent "always" answers keep every rule).
 package config

@@ -2,10 +2,9 @@ package tools
 
 import (
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/kimigo/kimigo/internal/glob"
 	"github.com/kimigo/kimigo/osenv"
 )
 
@@ -32,17 +31,22 @@ func ApprovalRule(tool, subject string) string {
 }
 
 // StringRuleMatcher returns an Execution.MatchesRule for a string subject
-// (a command, a pattern, a URL): the rule's argument is a glob in which
-// "*" does not cross "/"; a leading "!" negates it; "./" prefixes are
-// ignored on either side.
+// (a command, a pattern, a URL): the rule's argument is a picomatch glob
+// (internal/glob) in which "*" does not cross "/"; a leading "!" negates
+// it; "./" prefixes are ignored on either side. An argument that does not
+// compile matches nothing, negated or not.
 func StringRuleMatcher(subject string) func(string) bool {
 	return func(ruleArgs string) bool {
-		return negatable(ruleArgs, func(pat string) bool {
-			if ruleGlob(pat, subject, false) {
-				return true
+		return negatable(ruleArgs, func(pat string) (bool, error) {
+			hit, err := matchRuleGlob(pat, subject, false)
+			if hit || err != nil {
+				return hit, err
 			}
 			p, s := strings.TrimPrefix(pat, "./"), strings.TrimPrefix(subject, "./")
-			return (p != pat || s != subject) && ruleGlob(p, s, false)
+			if p == pat && s == subject {
+				return false, nil
+			}
+			return ruleGlob(p, s, false), nil // a bare "./" leaves nothing to match
 		})
 	}
 }
@@ -50,20 +54,25 @@ func StringRuleMatcher(subject string) func(string) bool {
 // PathRuleMatcher returns an Execution.MatchesRule for a path subject:
 // case-insensitive, and trying the raw, "./"-less and canonical spellings of
 // both the pattern and the path (relative patterns resolve against the
-// workspace dir, "~" against the home).
+// workspace dir, "~" against the home). An argument that does not compile
+// matches nothing.
 func PathRuleMatcher(env osenv.Env, ws Workspace, p ResolvedPath) func(string) bool {
 	values := spellings(env, ws, p.Raw)
 	values = append(values, p.Path)
 	return func(ruleArgs string) bool {
-		return negatable(ruleArgs, func(pat string) bool {
-			for _, ps := range spellings(env, ws, pat) {
+		return negatable(ruleArgs, func(pat string) (bool, error) {
+			for i, ps := range spellings(env, ws, pat) {
 				for _, v := range values {
-					if ruleGlob(ps, v, true) {
-						return true
+					hit, err := matchRuleGlob(ps, v, true)
+					if err != nil && i == 0 { // the pattern as written is broken
+						return false, err
+					}
+					if hit {
+						return true, nil
 					}
 				}
 			}
-			return false
+			return false, nil
 		})
 	}
 }
@@ -83,101 +92,39 @@ func spellings(env osenv.Env, ws Workspace, s string) []string {
 	return append(out, path.Clean(abs))
 }
 
-func negatable(ruleArgs string, match func(string) bool) bool {
+// negatable applies a rule argument: "" matches everything, a leading "!"
+// inverts the match of the rest, and a rest that does not compile matches
+// nothing either way.
+func negatable(ruleArgs string, match func(string) (bool, error)) bool {
 	if ruleArgs == "" {
 		return true
 	}
-	if rest, ok := strings.CutPrefix(ruleArgs, "!"); ok {
-		return !match(rest)
+	pat, neg := strings.CutPrefix(ruleArgs, "!")
+	hit, err := match(pat)
+	if err != nil {
+		return false
 	}
-	return match(ruleArgs)
+	return hit != neg
 }
 
-// ruleGlobCache keeps compiled rule globs; rules are few and long-lived.
-var ruleGlobCache sync.Map // pattern+"\x00"+fold → *regexp.Regexp
+// ruleGlobs memoizes compiled rule globs. Compiling is a pure function of
+// the pattern and its options, so sharing the bounded cache changes no
+// behaviour; it only keeps the few long-lived rule patterns from being
+// compiled on every call.
+var ruleGlobs = glob.NewCache(1024)
 
-// ruleGlob matches value against a rule glob: "*" and "?" stay within a
-// path segment, "**" as a whole segment spans segments, [..] classes and
-// {a,b} alternatives work, a backslash escapes the next character, and a
-// wildcard does not match a leading ".".
-//
-// TODO(tools): switch to internal/glob (the picomatch matcher of spec 04
-// §3.4) once it exists, so tools and permission rules share one matcher.
+// ruleGlob matches value against a rule glob with the picomatch semantics
+// of permission rules (spec 04 §3.4, internal/glob): "*" and "?" stay
+// within a path segment, "**" as a whole segment spans segments, classes,
+// braces and extglobs work, a backslash escapes the next character, and a
+// wildcard does not match a leading ".". fold ignores case. A pattern that
+// does not compile matches nothing.
 func ruleGlob(pattern, value string, fold bool) bool {
-	key := pattern + "\x00"
-	if fold {
-		key += "i"
-	}
-	re, ok := ruleGlobCache.Load(key)
-	if !ok {
-		src := globRegexp(pattern)
-		if fold {
-			src = "(?i)" + src
-		}
-		c, err := regexp.Compile(src)
-		if err != nil {
-			c = regexp.MustCompile("^" + regexp.QuoteMeta(pattern) + "$")
-		}
-		re, _ = ruleGlobCache.LoadOrStore(key, c)
-	}
-	return re.(*regexp.Regexp).MatchString(value)
+	hit, _ := matchRuleGlob(pattern, value, fold) // a broken pattern matches nothing
+	return hit
 }
 
-func globRegexp(p string) string {
-	var b strings.Builder
-	b.WriteByte('^')
-	depth := 0 // inside {…}
-	atSegStart := true
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		seg := atSegStart
-		atSegStart = false
-		switch {
-		case c == '\\' && i+1 < len(p):
-			i++
-			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
-		case c == '*' && i+1 < len(p) && p[i+1] == '*' && seg && (i+2 == len(p) || p[i+2] == '/'):
-			i++
-			if i+1 < len(p) { // "**/": zero or more whole segments
-				i++
-				b.WriteString(`(?:[^/.][^/]*/)*`)
-				atSegStart = true
-			} else {
-				b.WriteString(`(?:[^/.][^/]*(?:/[^/.][^/]*)*)?`)
-			}
-		case c == '*':
-			if seg {
-				b.WriteString(`(?:[^/.][^/]*)?`)
-			} else {
-				b.WriteString(`[^/]*`)
-			}
-		case c == '?':
-			b.WriteString(`[^/]`)
-		case c == '[':
-			j := strings.IndexByte(p[i+1:], ']')
-			if j < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			class := p[i+1 : i+1+j]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + class + "]")
-			i += j + 1
-		case c == '{':
-			depth++
-			b.WriteString("(?:")
-		case c == ',' && depth > 0:
-			b.WriteByte('|')
-		case c == '}' && depth > 0:
-			depth--
-			b.WriteByte(')')
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-			atSegStart = c == '/'
-		}
-	}
-	b.WriteByte('$')
-	return b.String()
+// matchRuleGlob is ruleGlob that reports a pattern that does not compile.
+func matchRuleGlob(pattern, value string, fold bool) (bool, error) {
+	return ruleGlobs.Match(pattern, value, glob.Options{NoCase: fold})
 }

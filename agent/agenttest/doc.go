@@ -6,9 +6,15 @@
 // denied and a model that fails when called, reaches the same state and
 // builds a byte-identical next request (spec 02 §8.8).
 //
-// It also holds the stand-ins for subsystems that do not exist yet: a
-// permission gate that asks the test (Approvals) and a scripted hook
-// runner (Hooks).
+// Permission gives the agent a real permission manager; Approver is the
+// user who answers its approval requests (NewApprover waits for the test,
+// AnswerAll answers at once). The resumed agent's manager gets an approver,
+// hooks and a rule writer that fail the test when used.
+//
+// It also holds stand-ins: a scripted gate that holds every call until the
+// test answers (Approvals), for turn tests that need a call to wait at
+// authorization without the permission chain, and a scripted hook runner
+// (Hooks) until the hook engine exists.
 //
 // It does not import the agent: nothing under agent/ may (STYLE.md §2).
 // The agent's tests adapt *agent.Agent to Host and pass a Factory to New.

@@ -9,10 +9,11 @@ import (
 	"github.com/kimigo/kimigo/loop"
 )
 
-// Approvals is a permission gate that asks the test: every call waits in
-// Authorize until the test answers the Approval it receives from Next, or
-// the turn is cancelled. It stands in for manual mode until the permission
-// chain exists.
+// Approvals is a scripted permission gate that asks the test: every call
+// waits in Authorize until the test answers the Approval it receives from
+// Next, or the turn is cancelled. It holds a call at authorization for
+// tests of the turn itself; tests of permissions use the real manager
+// (Permission, Approver).
 type Approvals struct {
 	pending chan *Approval
 	mu      sync.Mutex

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
@@ -54,9 +55,13 @@ type Setup struct {
 	Env         osenv.Env
 	HomeDir     string
 	Persistence records.Persistence
-	Gate        turn.PermissionGate
-	Hooks       turn.HookRunner
-	Tools       []loop.ExecutableTool
+	// Permission, when set, gives the agent a real permission manager
+	// (agent.Options.Permission); it then authorizes calls instead of
+	// Gate.
+	Permission *permission.Options
+	Gate       turn.PermissionGate
+	Hooks      turn.HookRunner
+	Tools      []loop.ExecutableTool
 	// ToolManager, when set, builds the agent's tool manager on env.
 	ToolManager func(env osenv.Env, c tools.StoreCommitter) *tools.Manager
 	LoopControl func() turn.LoopControl
@@ -165,6 +170,13 @@ func BuiltinTools() Option {
 
 // Gate sets the permission gate.
 func Gate(g turn.PermissionGate) Option { return func(h *Harness) { h.setup.Gate = g } }
+
+// Permission gives the agent a real permission manager built from o; leave
+// o.Env nil so it runs on the harness's in-memory OS (and, on resume, on
+// the denying one).
+func Permission(o permission.Options) Option {
+	return func(h *Harness) { h.setup.Permission = &o }
+}
 
 // HookRunner sets the lifecycle hook runner.
 func HookRunner(r turn.HookRunner) Option { return func(h *Harness) { h.setup.Hooks = r } }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
@@ -19,11 +20,12 @@ import (
 // ExpectResumeMatches proves that the records are the whole truth (spec 02
 // §8.8): a fresh agent resumes from a copy of the log with an OS where
 // every side effect fails, a model that fails the test when called, no
-// system prompt of its own, and hooks and a gate that fail when used. The
-// resume must emit no event and append no record; the fresh agent must
-// reach the same state (history, token count, configuration, tool store
-// and table, usage, turn counter) and build a byte-identical next
-// request. The agent under test must be idle.
+// system prompt of its own, and hooks, a gate, an approver and a rule
+// writer that fail when used. The resume must emit no event and append no
+// record; the fresh agent must reach the same state (history, token count,
+// configuration, tool store and table, usage, turn counter, and the
+// permission Data — mode and effective rules — and session approvals) and
+// build a byte-identical next request. The agent under test must be idle.
 func (h *Harness) ExpectResumeMatches() *Resumed {
 	h.t.Helper()
 	ctx := context.WithoutCancel(h.t.Context())
@@ -85,6 +87,9 @@ func (h *Harness) Resume(recs []records.Record) *Resumed {
 	s.Env = r.Env
 	s.Gate = failingGate{h}
 	s.Hooks = failingHooks{h}
+	if s.Permission != nil {
+		s.Permission = h.failingPermission(*s.Permission, r.Env)
+	}
 	var events eventList
 	s.Events = turn.EventFunc(events.add)
 	r.Agent = h.factory(s)
@@ -126,6 +131,49 @@ func (l *eventList) list() []turn.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]turn.Event(nil), l.events...)
+}
+
+// failingPermission is o with every collaborator that acts replaced by one
+// that fails the test when used: resume asks nothing, runs no hook and
+// writes no rule. The manager's own rules and mode options are kept, so
+// the resumed agent must rebuild the rest from the records.
+func (h *Harness) failingPermission(o permission.Options, env *osenvtest.DenyEnv) *permission.Options {
+	o.Approver = failingApprover{h}
+	if o.Hooks != nil {
+		o.Hooks = failingPermissionHooks{h}
+	}
+	if o.RuleWriter != nil {
+		o.RuleWriter = failingRuleWriter{h}
+	}
+	if o.Env != nil {
+		o.Env = env
+	}
+	return &o
+}
+
+type failingApprover struct{ h *Harness }
+
+func (a failingApprover) RequestApproval(context.Context, permission.ApprovalRequest) (permission.ApprovalResponse, error) {
+	a.h.t.Errorf("the resumed agent asked for an approval")
+	return permission.ApprovalResponse{}, errors.New("resume must not ask")
+}
+
+type failingPermissionHooks struct{ h *Harness }
+
+func (f failingPermissionHooks) Block(context.Context, permission.HookEvent, string, map[string]any) ([]permission.HookResult, error) {
+	f.h.t.Errorf("the resumed agent ran a permission hook")
+	return nil, nil
+}
+
+func (f failingPermissionHooks) Fire(permission.HookEvent, string, map[string]any) {
+	f.h.t.Errorf("the resumed agent fired a permission hook")
+}
+
+type failingRuleWriter struct{ h *Harness }
+
+func (w failingRuleWriter) AddUserAllowRule(string) error {
+	w.h.t.Errorf("the resumed agent wrote a permission rule")
+	return errors.New("resume must not write rules")
 }
 
 // failingGate and failingHooks fail the test when a resumed agent uses

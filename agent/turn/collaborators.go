@@ -102,8 +102,8 @@ type PermissionGate interface {
 	Authorize(ctx context.Context, call loop.ToolCtx) (loop.Authorization, error)
 }
 
-// ApproveAll is the PermissionGate that allows every call: the default
-// until the permission chain exists.
+// ApproveAll is the PermissionGate that allows every call: the default of
+// an agent without a permission manager (library use).
 type ApproveAll struct{}
 
 // Authorize allows the call.
