@@ -1,60 +1,84 @@
-// Command kimigo is a terminal coding agent.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
+
+	"github.com/kimigo/kimigo/config"
 )
 
-// version is set with -ldflags "-X main.version=…" in release builds.
-var version = ""
-
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], processProc()))
 }
 
-// run parses args and returns the exit code. It does no config, disk or
-// network work for --version and --help.
-func run(args []string, stdout, stderr io.Writer) int {
-	for _, a := range args {
-		switch a {
-		case "-V", "--version":
-			fmt.Fprintf(stdout, "kimigo %s\n", versionString())
-			return 0
-		case "-h", "--help":
-			fmt.Fprint(stdout, usage)
-			return 0
-		case "-p", "--prompt":
-			fmt.Fprintln(stderr, "kimigo: print mode (-p) is not available in this build yet; see kimigo --help")
-			return 2
-		}
-	}
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "kimigo: interactive mode is not available yet; see kimigo --help")
-		return 2
-	}
-	fmt.Fprintf(stderr, "kimigo: unknown option %q; see kimigo --help\n", args[0])
-	return 2
+// proc is what the command takes from its process besides the arguments:
+// the standard streams and how to read the environment, the working
+// directory and the user's home. Only runs that need them read them, so
+// --version and --help touch nothing.
+type proc struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stdoutWidth and stderrWidth are terminal widths, 0 for a stream
+	// that is not a terminal; stderrColour allows the error colour.
+	stdoutWidth, stderrWidth int
+	stderrColour             bool
+	environ                  func() []string
+	getwd                    func() (string, error)
+	userHome                 func() (string, error)
 }
 
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
+func processProc() proc {
+	return proc{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		environ: os.Environ, getwd: os.Getwd, userHome: os.UserHomeDir}
 }
 
-const usage = `kimigo — a terminal coding agent
+// withTerminal fills in what the streams' terminals say; colour also
+// needs NO_COLOR unset (spec 06 §1.8).
+func (p proc) withTerminal(env config.Env) proc {
+	if f, ok := p.stdout.(*os.File); ok {
+		p.stdoutWidth, _ = terminal(f)
+	}
+	if f, ok := p.stderr.(*os.File); ok {
+		var tty bool
+		p.stderrWidth, tty = terminal(f)
+		_, noColour := env["NO_COLOR"]
+		p.stderrColour = tty && !noColour
+	}
+	return p
+}
 
-Usage:
-  kimigo [options]
-
-Options:
-  -h, --help      show this help and exit
-  -V, --version   print the version and exit
-`
+// run is the command: flags, then a subcommand, or validation and print
+// mode (spec 06 §1). It returns the exit code.
+func run(args []string, p proc) int {
+	o, err := parseArgs(args)
+	if err != nil {
+		return printUsageError(p.stderr, err)
+	}
+	switch {
+	case o.help:
+		fmt.Fprint(p.stdout, usage)
+		return exitOK
+	case o.version:
+		fmt.Fprintf(p.stdout, "kimigo %s\n", versionString())
+		return exitOK
+	}
+	env := config.EnvFromList(p.environ())
+	p = p.withTerminal(env)
+	switch o.command {
+	case "":
+	case "doctor":
+		return runDoctor(o.commandArgs, env, p)
+	case "export":
+		return runExport(o.commandArgs, env, p)
+	default:
+		return printUsageError(p.stderr, usagef("'kimigo %s' is not available yet", o.command))
+	}
+	if err := validate(o, env); err != nil {
+		return printUsageError(p.stderr, err)
+	}
+	if !o.promptMode() {
+		return printUsageError(p.stderr, interactiveUnavailable())
+	}
+	return runPrint(o, env, p)
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/osenv"
+)
+
+// runDoctor is `kimigo doctor [config|tui] [path]` (spec 06 §1.9.1): it
+// checks the configuration files strictly and never writes anything.
+func runDoctor(args []string, env config.Env, p proc) int {
+	var which, path string
+	for _, a := range args {
+		switch {
+		case a == "-h" || a == "--help":
+			fmt.Fprint(p.stdout, "Usage: kimigo doctor [config|tui] [path]\n\nCheck config.toml and tui.toml; "+
+				"with a file kind, check only that file (at path, when given).\n")
+			return exitOK
+		case strings.HasPrefix(a, "-"):
+			return printUsageError(p.stderr, usagef("unknown option '%s'", a))
+		case which == "" && (a == "config" || a == "tui"):
+			which = a
+		case which != "" && path == "":
+			path = a
+		default:
+			return printUsageError(p.stderr, usagef("too many arguments for 'doctor'. Expected 0 to 2 arguments but got %d.", len(args)))
+		}
+	}
+	cwd, err := p.getwd()
+	if err != nil {
+		return report(p.stderr, fmt.Errorf("find the working directory: %w", err), "", p.stderrColour)
+	}
+	userHome, _ := p.userHome()
+	home, err := config.HomeDir(env, userHome)
+	if err != nil {
+		return report(p.stderr, &startupError{op: "run doctor", err: err}, "", p.stderrColour)
+	}
+	home = absolute(cwd, home)
+	var results []doctorResult
+	if which == "" || which == "config" {
+		target, explicit := config.ConfigFile(home), path != ""
+		if explicit {
+			target = absolute(cwd, path)
+		}
+		c := config.Check(osenv.LocalFS{}, target, explicit)
+		results = append(results, doctorResult{label: "config.toml", path: c.Path, status: string(c.Status), messages: c.Messages})
+	}
+	if which == "" || which == "tui" {
+		target, explicit := absolute(home, "tui.toml"), path != ""
+		if explicit {
+			target = absolute(cwd, path)
+		}
+		results = append(results, checkTUI(target, explicit))
+	}
+	return printDoctor(p.stdout, p.stderr, results)
+}
+
+// doctorResult is one checked file.
+type doctorResult struct {
+	label, path, status string
+	messages            []string
+}
+
+// checkTUI checks tui.toml as far as kimigo reads it yet: it must be TOML.
+func checkTUI(path string, explicit bool) doctorResult {
+	r := doctorResult{label: "tui.toml", path: path, status: string(config.CheckOK)}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && explicit:
+		r.status, r.messages = string(config.CheckError), []string{"File does not exist."}
+	case errors.Is(err, fs.ErrNotExist):
+		r.status, r.messages = string(config.CheckSkip), []string{"File does not exist; built-in defaults will apply."}
+	case err != nil:
+		r.status, r.messages = string(config.CheckError), []string{fmt.Sprintf("Failed to read %s: %v", path, err)}
+	default:
+		var v map[string]any
+		if _, err := toml.Decode(string(data), &v); err != nil {
+			r.status, r.messages = string(config.CheckError), []string{fmt.Sprintf("Invalid TOML in %s: %v", path, err)}
+		}
+	}
+	return r
+}
+
+// printDoctor writes the report: to stdout when every file passed, else to
+// stderr with the number of failing files; the exit code is 1 then.
+func printDoctor(stdout, stderr io.Writer, results []doctorResult) int {
+	var b strings.Builder
+	issues := 0
+	for _, r := range results {
+		if r.status == string(config.CheckError) {
+			issues++
+		}
+		fmt.Fprintf(&b, "%s %-12s %s\n", r.status, r.label, r.path)
+		for _, m := range r.messages {
+			for line := range strings.SplitSeq(m, "\n") {
+				fmt.Fprintf(&b, "  %s\n", line)
+			}
+		}
+	}
+	if issues == 0 {
+		fmt.Fprintf(stdout, "kimigo doctor\n\n%s\nAll checked config files are valid.\n", b.String())
+		return exitOK
+	}
+	noun := "issues"
+	if issues == 1 {
+		noun = "issue"
+	}
+	fmt.Fprintf(stderr, "kimigo doctor found %d %s.\n\n%s", issues, noun, b.String())
+	return exitFailure
+}

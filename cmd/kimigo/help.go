@@ -1,0 +1,48 @@
+package main
+
+import "runtime/debug"
+
+// version is set with -ldflags "-X main.version=…" in release builds.
+var version = ""
+
+// versionString is the version kimigo reports: the linked-in version, else
+// the module version of a `go install`ed binary, else "dev".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+const usage = `kimigo — a terminal coding agent
+
+Usage:
+  kimigo -p "<prompt>" [options]   run one prompt and print the answer
+  kimigo doctor [config|tui] [path]
+                                   check the configuration files
+  kimigo export [session-id] [-o path] [-y] [--no-include-global-log]
+                                   write a session to a ZIP for a bug report
+
+Options:
+  -p, --prompt <prompt>        print mode: run one prompt headless, then exit
+      --output-format <format> print mode output: text (default) or stream-json
+  -m, --model <alias>          model alias from config.toml for this run
+  -c, --continue               continue the latest session of this directory
+  -S, --session <id>           resume the session with this id (also -r, --resume)
+      --add-dir <dir>          add a workspace directory (repeatable)
+      --agent <name>           agent profile of a new session
+      --agent-file <path>      load an agent file and use the agent it defines
+      --skills-dir <dir>       use these skill directories instead of discovery
+  -y, --yolo                   start in yolo permission mode (interactive only)
+      --auto                   start in auto permission mode (interactive only)
+      --plan                   start in plan mode (interactive only)
+  -V, --version                print the version and exit
+  -h, --help                   show this help and exit
+
+With no model configured, kimigo runs on its built-in offline model.
+Configuration: ~/.kimigo/config.toml (or $KIMIGO_HOME), or KIMI_MODEL_* variables.
+Documentation: https://github.com/kimigo/kimigo#readme
+`

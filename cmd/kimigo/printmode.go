@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/internal/print"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/session"
+)
+
+// cleanupTimeout bounds the cleanup after a run (spec 06 §1.6.7): past it
+// kimigo exits anyway.
+const cleanupTimeout = 8 * time.Second
+
+// printRun is one `kimigo -p` run (spec 06 §1.6.1): configuration, the
+// session, the run and its cleanup.
+type printRun struct {
+	o       *options
+	env     config.Env
+	p       proc
+	workDir string
+	home    string
+	logs    *logFile
+	level   *slog.LevelVar // KIMI_LOG_LEVEL, once the configuration is loaded
+	logger  *slog.Logger
+	cfg     *config.Config
+
+	plan *agentPlan
+	// model is the model resolved before the session opened: a new
+	// session's, or the --model of a resumed one (fixed set).
+	model config.Model
+	fixed bool
+	// restoreMode is the permission mode a resumed session had before the
+	// run switched it to auto; "" when nothing needs restoring.
+	restoreMode permission.Mode
+}
+
+// runPrint runs print mode and returns the exit code.
+func runPrint(o *options, env config.Env, p proc) int {
+	ctx, sigs, stop := watchSignals(context.Background())
+	defer stop()
+	logs := &logFile{}
+	defer logs.Close()
+	level := &slog.LevelVar{}
+	r := &printRun{o: o, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level)}
+	s, err := r.open(ctx)
+	if err == nil {
+		err = r.run(ctx, s)
+		if cerr := r.cleanup(s); err == nil && cerr != nil && sigs.exitCode() == 0 {
+			err = cerr
+		}
+	}
+	if code := sigs.exitCode(); code != 0 {
+		r.logger.Info("print run stopped by a signal", "exit_code", code)
+		return code
+	}
+	if err != nil {
+		return r.fail(err)
+	}
+	return exitOK
+}
+
+// open loads the configuration, resolves what the agent is built from and
+// opens (or creates) the session, with the model bound and the run in
+// auto mode.
+func (r *printRun) open(ctx context.Context) (*session.Session, error) {
+	if err := r.configure(); err != nil {
+		return nil, err
+	}
+	id, resume := r.o.sessionID()
+	store := session.NewStore(session.StoreOptions{Root: r.home, Logger: r.logger})
+	if r.o.cont && !resume {
+		sum, ok, err := store.Latest(r.workDir)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			r.warn(session.NoSessionsNotice(r.workDir), false)
+		}
+		id, resume = sum.ID, ok
+	}
+	if err := r.prepare(ctx, resume); err != nil {
+		return nil, err
+	}
+	opts := session.Options{Store: store, Env: r.plan.env, WorkDir: r.workDir, AdditionalDirs: r.plan.addDirs,
+		Agent: r.plan.options, Logger: r.logger}
+	var s *session.Session
+	var err error
+	if resume {
+		s, err = session.Resume(ctx, id, opts)
+	} else {
+		s, err = session.Create(ctx, opts)
+	}
+	var se *session.Error
+	if errors.As(err, &se) && se.Code == session.CodeWorkDirMismatch {
+		fmt.Fprintf(r.p.stderr, "%s\n  %s\n", se.Error(), se.Hint())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.bind(ctx, s); err != nil {
+		return nil, errors.Join(err, r.cleanup(s))
+	}
+	return s, nil
+}
+
+// run sends the prompt and renders the run.
+func (r *printRun) run(ctx context.Context, s *session.Session) error {
+	r.logger.Info("print run", "session_id", s.ID(), "resumed", s.Resumed(), "model", r.plan.slot.model().Alias)
+	return print.Run(ctx, print.Options{
+		Host: host{s}, Prompt: r.o.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
+		SessionID: s.ID(), ResumeCommand: s.ResumeCommand(),
+		Stdout: r.p.stdout, Stderr: r.p.stderr, StdoutWidth: r.p.stdoutWidth, StderrWidth: r.p.stderrWidth,
+		Logger: r.logger,
+	})
+}
+
+// cleanup restores a resumed session's permission mode and closes the
+// session, waiting at most cleanupTimeout (spec 06 §1.6.7).
+func (r *printRun) cleanup(s *session.Session) error {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		if r.restoreMode != "" {
+			if err = s.Agent().SetPermissionMode(ctx, r.restoreMode); err != nil {
+				err = fmt.Errorf("restore the permission mode of session %s: %w", s.ID(), err)
+			}
+		}
+		done <- errors.Join(err, s.Close(ctx))
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		r.logger.Warn("session cleanup timed out", "session_id", s.ID(), "timeout_ms", cleanupTimeout.Milliseconds())
+		return fmt.Errorf("close session %s: still busy after %v", s.ID(), cleanupTimeout)
+	}
+}
+
+// fail reports a failed run in the startup error format and returns its
+// exit code. The error is also written to the global log it points to.
+func (r *printRun) fail(err error) int {
+	logPath := ""
+	if r.home != "" {
+		logPath = filepath.Join(r.home, "logs", "kimigo.log")
+		r.logs.switchTo(logPath)
+		r.logger.Error("print run failed", "err", err)
+	}
+	var f *print.Failure
+	if errors.As(err, &f) {
+		err = &startupError{op: "run prompt", err: err, hint: providerHint(f, r.plan)}
+	}
+	return report(r.p.stderr, err, logPath, r.p.stderrColour)
+}
+
+// warn writes a warning or notice to stderr: "Warning: <msg>" for load
+// warnings (spec 06 §1.6.1 step 2), the bare text for notices.
+func (r *printRun) warn(msg string, prefixed bool) {
+	if prefixed {
+		msg = "Warning: " + msg
+	}
+	fmt.Fprintln(r.p.stderr, msg)
+}
+
+// host adapts a session to what print mode drives.
+type host struct{ s *session.Session }
+
+func (h host) Prompt(ctx context.Context, input []llm.ContentPart) (turn.Launch, error) {
+	return h.s.Prompt(ctx, input)
+}
+
+func (h host) Subscribe(sink turn.EventSink) func() { return h.s.Agent().Subscribe(sink) }
+
+func (h host) WaitForCurrentTurn(ctx context.Context) (turn.Result, error) {
+	return h.s.Agent().WaitForCurrentTurn(ctx)
+}
+
+// absolute resolves p against dir.
+func absolute(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// isDir reports an existing directory.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

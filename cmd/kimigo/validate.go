@@ -1,0 +1,67 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/internal/print"
+)
+
+// validate applies the checks of spec 06 §1.3 in their order; the first
+// failing one is the error. It reads nothing but o and the environment.
+func validate(o *options, env config.Env) error {
+	pm := o.promptMode()
+	blank := func(s string) bool { return strings.TrimSpace(s) == "" }
+	agentFile := len(o.agentFiles) > 0
+	id, sessionGiven := o.sessionID()
+	for _, rule := range []struct {
+		failed bool
+		msg    string
+	}{
+		{pm && blank(o.prompt), "Prompt cannot be empty."},
+		{o.modelSet && blank(o.model), "Model cannot be empty."},
+		{o.formatSet && !pm, "Output format is only supported in prompt mode."},
+		{pm && o.yolo, "Cannot combine --prompt with --yolo."},
+		{pm && o.auto, "Cannot combine --prompt with --auto."},
+		{pm && o.plan, "Cannot combine --prompt with --plan."},
+		{o.agentSet && blank(o.agent), "Agent cannot be empty."},
+		{len(o.agentFiles) > 1, "--agent-file may only be specified once."},
+		{agentFile && blank(o.agentFiles[0]), "Agent file path cannot be empty."},
+		{o.agentSet && agentFile, "Cannot combine --agent with --agent-file."},
+		{(o.agentSet || agentFile) && (sessionGiven || o.cont),
+			"Cannot combine --agent/--agent-file with --session/--continue: the agent is bound at session " +
+				"creation and the bound agent is restored automatically on resume."},
+		{pm && sessionGiven && blank(id), "Cannot use --session without an id in prompt mode."},
+		{o.cont && sessionGiven, "Cannot combine --continue, --session."},
+		{o.yolo && o.auto, "Cannot combine --yolo with --auto."},
+	} {
+		if rule.failed {
+			return &usageError{msg: rule.msg}
+		}
+	}
+	if v := strings.TrimSpace(env["KIMI_MODEL_OUTPUT_FORMAT"]); pm && !o.formatSet && v != "" {
+		if _, ok := print.ParseFormat(v); !ok {
+			return usagef("Invalid KIMI_MODEL_OUTPUT_FORMAT value %q. Expected one of: text, stream-json.", v)
+		}
+	}
+	return nil
+}
+
+// outputFormat resolves print mode's format: the flag, else
+// KIMI_MODEL_OUTPUT_FORMAT, else text (spec 06 §1.6.1 step 1).
+func outputFormat(o *options, env config.Env) print.Format {
+	v := o.outputFormat
+	if !o.formatSet {
+		v = strings.TrimSpace(env["KIMI_MODEL_OUTPUT_FORMAT"])
+	}
+	if f, ok := print.ParseFormat(v); ok {
+		return f
+	}
+	return print.FormatText
+}
+
+// interactiveUnavailable is the error of `kimigo` without -p until the
+// interactive interface exists.
+func interactiveUnavailable() error {
+	return &usageError{msg: `interactive mode is not available yet; use -p "<prompt>" to run one prompt`}
+}

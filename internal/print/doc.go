@@ -1,0 +1,31 @@
+// Package print is kimigo's print mode, `kimigo -p` (spec 06 §1.6): it
+// sends one prompt to a session's main agent, renders the agent's events
+// as they stream, and tells the caller how the run ended.
+//
+// It owns:
+//   - the two output formats: text, with the block writer that indents
+//     and wraps answer and reasoning blocks (block.go, text.go), and
+//     stream-json, one JSON object per stdout line (streamjson.go);
+//   - the filter that keeps only the main agent's current turn
+//     (filter.go);
+//   - the run itself (run.go): prompt, wait until the run settles, the
+//     resume hint, and the wording of a failed run.
+//
+// It does not own: choosing or opening the session, the permission mode
+// of the run (print runs in auto mode; cmd/kimigo sets it), signals,
+// exit codes and the startup error format (cmd/kimigo), nor the events
+// themselves (agent/turn). It never imports cmd.
+//
+// Invariants, and the tests that guard them:
+//   - stream-json writes nothing but whole JSON lines to stdout, each with
+//     one write, and never reasoning (streamjson_test.go).
+//   - Every model step is one assistant line carrying the step's text and
+//     all of its calls in provider order, written before the step's first
+//     tool line; a retried attempt's text is dropped; call arguments keep
+//     the model's key order (streamjson_test.go, ERRATA 19).
+//   - The text format's blocks follow spec 06 §1.6.2 exactly: "• " first,
+//     two-space continuation, wrapping at the terminal width, a blank line
+//     after each block (block_test.go, text_test.go).
+//   - The resume hint is written only after a completed run, and a run
+//     that did not complete fails with the spec's wording (run_test.go).
+package print

@@ -1,0 +1,160 @@
+package print
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+)
+
+// Format is print mode's output format (spec 06 §1.6.1).
+type Format string
+
+// Output formats.
+const (
+	FormatText       Format = "text"
+	FormatStreamJSON Format = "stream-json"
+)
+
+// ParseFormat returns the format named s, or false for an unknown name.
+func ParseFormat(s string) (Format, bool) {
+	switch f := Format(s); f {
+	case FormatText, FormatStreamJSON:
+		return f, true
+	}
+	return "", false
+}
+
+// Host is the session print mode drives: the main agent's prompt, its
+// events and the end of its turn. *session.Session, with the agent's
+// Subscribe and WaitForCurrentTurn, provides it.
+type Host interface {
+	// Prompt sends the user's input and starts a turn.
+	Prompt(ctx context.Context, input []llm.ContentPart) (turn.Launch, error)
+	// Subscribe adds an event sink; the returned func removes it.
+	Subscribe(s turn.EventSink) (unsubscribe func())
+	// WaitForCurrentTurn waits for the launched turn; when ctx ends first
+	// it cancels the turn and returns ctx's error.
+	WaitForCurrentTurn(ctx context.Context) (turn.Result, error)
+}
+
+// Options describe one print run.
+type Options struct {
+	Host   Host
+	Prompt string
+	Format Format
+	// Version is kimigo's version, for the first line.
+	Version string
+	// SessionID and ResumeCommand make the resume hint.
+	SessionID     string
+	ResumeCommand string
+	// Stdout and Stderr are the process's streams; StdoutWidth and
+	// StderrWidth are their terminal widths, 0 when they are not
+	// terminals.
+	Stdout, Stderr           io.Writer
+	StdoutWidth, StderrWidth int
+	// Logger receives lifecycle lines; nil discards.
+	Logger *slog.Logger
+}
+
+// Failure is a print run that ended without success: its Message is what
+// the user is told (spec 06 §1.6.5 step 4).
+type Failure struct {
+	Message string
+	// Code is the error code of the turn's failure, "" when none.
+	Code string
+	// Details are the failure's details (statusCode, requestId, …).
+	Details map[string]any
+}
+
+func (f *Failure) Error() string { return f.Message }
+
+// ErrInterrupted is returned when ctx ended before the run settled: the
+// turn was cancelled and no resume hint was written.
+var ErrInterrupted = errors.New("print run interrupted")
+
+// renderer is one output format.
+type renderer interface {
+	turn.EventSink
+	// start writes what precedes the run (the version line).
+	start(version string)
+	// finish flushes what is buffered at the end of the run and returns
+	// the first error writing stdout.
+	finish() error
+	// resumeHint writes the resume hint of a successful run.
+	resumeHint(sessionID, command string)
+}
+
+// Run sends the prompt, renders the main agent's events until the run
+// settles (spec 06 §1.6.5) and writes the resume hint. A run whose turn
+// did not complete returns a *Failure; ctx ending first returns
+// ErrInterrupted (the turn is cancelled, the caller closes the session).
+//
+// The settle rules of goals, cron and background tasks do not apply yet:
+// none of them exists in a print session, so the run settles when its
+// turn ends.
+func Run(ctx context.Context, o Options) error {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var r renderer
+	if o.Format == FormatStreamJSON {
+		r = newJSONRenderer(o)
+	} else {
+		r = newTextRenderer(o)
+	}
+	r.start(o.Version)
+	unsubscribe := o.Host.Subscribe(r)
+	defer unsubscribe()
+
+	l, err := o.Host.Prompt(ctx, []llm.ContentPart{llm.TextPart(o.Prompt)})
+	if err != nil {
+		return failure(turn.ToErrorPayload(err))
+	}
+	if !l.Launched {
+		return &Failure{Message: "the prompt was not accepted: the agent is busy"}
+	}
+	res, err := o.Host.WaitForCurrentTurn(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			log.Info("print run interrupted", "turn", l.TurnID, "cause", context.Cause(ctx))
+			return ErrInterrupted
+		}
+		return failure(turn.ToErrorPayload(err))
+	}
+	werr := r.finish()
+	ev := res.Event
+	log.Info("print turn ended", "turn", ev.TurnID, "reason", ev.Reason, "duration_ms", ev.DurationMs)
+	if ev.Error != nil || ev.Reason != turn.EndCompleted {
+		return endFailure(ev)
+	}
+	if werr != nil {
+		return fmt.Errorf("write output: %w", werr)
+	}
+	r.resumeHint(o.SessionID, o.ResumeCommand)
+	return nil
+}
+
+// endFailure words a turn that did not complete (spec 06 §1.6.5 step 4).
+func endFailure(ev turn.TurnEndedEvent) *Failure {
+	switch {
+	case ev.Error != nil:
+		return failure(*ev.Error)
+	case ev.Reason == turn.EndBlocked:
+		return &Failure{Message: "Prompt hook blocked the request."}
+	default:
+		return &Failure{Message: fmt.Sprintf("Prompt turn ended with reason: %s", ev.Reason)}
+	}
+}
+
+func failure(p turn.ErrorPayload) *Failure {
+	if p.Code == turn.CodeProviderFiltered {
+		return &Failure{Message: "Provider safety policy blocked the response.", Code: p.Code, Details: p.Details}
+	}
+	return &Failure{Message: p.Code + ": " + p.Message, Code: p.Code, Details: p.Details}
+}

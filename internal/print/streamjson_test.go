@@ -1,0 +1,173 @@
+package print
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
+)
+
+// runJSON runs the stream-json format over events and returns the stdout
+// lines, checking that each is one JSON object.
+func runJSON(t *testing.T, events ...turn.Event) ([]string, string, error) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	err := Run(t.Context(), Options{Host: &replayHost{events: events}, Prompt: "hi", Format: FormatStreamJSON,
+		Version: "0.1.0", SessionID: "session_x", ResumeCommand: "kimigo -r session_x", Stdout: &out, Stderr: &errw})
+	if !strings.HasSuffix(out.String(), "\n") {
+		t.Fatalf("stdout does not end with a newline: %q", out.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for _, l := range lines {
+		var v map[string]any
+		if json.Unmarshal([]byte(l), &v) != nil {
+			t.Fatalf("stdout line is not a JSON object: %q", l)
+		}
+	}
+	return lines, errw.String(), err
+}
+
+const (
+	versionLine = `{"role":"meta","type":"system.version","version":"0.1.0"}`
+	hintLine    = `{"role":"meta","type":"session.resume_hint","session_id":"session_x","command":"kimigo -r session_x",` +
+		`"content":"To resume this session: kimigo -r session_x"}`
+)
+
+func TestStreamJSONToolTurn(t *testing.T) {
+	lines, errw, err := runJSON(t,
+		turn.TurnStartedEvent{TurnID: 1},
+		turn.StepStartedEvent{TurnID: 1, Step: 1},
+		turn.ThinkingDeltaEvent{TurnID: 1, Delta: "never shown"},
+		turn.AssistantDeltaEvent{TurnID: 1, Delta: "Let me "},
+		turn.AssistantDeltaEvent{TurnID: 1, Delta: "read it."},
+		turn.ToolCallDeltaEvent{TurnID: 1, ToolCallID: "call_1", Name: "Read", ArgumentsPart: `{"pa`},
+		turn.ToolCallDeltaEvent{TurnID: 1, ToolCallID: "call_1", ArgumentsPart: `th":"a.`},
+		turn.ToolCallDeltaEvent{TurnID: 1, ToolCallID: "call_1", ArgumentsPart: `txt"}`},
+		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "call_1", Name: "Read", Args: []byte(`{"path": "a.txt"}`)},
+		turn.ToolResultEvent{TurnID: 1, ToolCallID: "call_1", Output: loop.TextOutput("1\thello <&>\n")},
+		turn.StepCompletedEvent{TurnID: 1, Step: 1},
+		turn.StepStartedEvent{TurnID: 1, Step: 2},
+		turn.AssistantDeltaEvent{TurnID: 1, Delta: "Done."},
+		turn.StepCompletedEvent{TurnID: 1, Step: 2},
+		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		versionLine,
+		`{"role":"assistant","content":"Let me read it.","tool_calls":[{"type":"function","id":"call_1",` +
+			`"function":{"name":"Read","arguments":"{\"path\":\"a.txt\"}"}}]}`,
+		`{"role":"tool","tool_call_id":"call_1","content":"1\thello <&>\n"}`,
+		`{"role":"assistant","content":"Done."}`,
+		hintLine,
+	}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("stdout lines (-want +got):\n%s", d)
+	}
+	if errw != "" {
+		t.Errorf("stderr = %q; want nothing", errw)
+	}
+}
+
+// Two calls in one step: one assistant line lists both in model order,
+// then one tool line per result in the order the results arrive (spec 06
+// §10 scenario 13, ERRATA 19). Arguments keep the model's key order.
+func TestStreamJSONParallelCallsOneLine(t *testing.T) {
+	lines, _, err := runJSON(t,
+		turn.TurnStartedEvent{TurnID: 1},
+		turn.StepStartedEvent{TurnID: 1, Step: 1},
+		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "a", Name: "Bash", Args: []byte(`{"z":1,"a":[2, 3]}`)},
+		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "b", Name: "Glob", Args: []byte(`{"pattern":"*"}`)},
+		turn.ToolResultEvent{TurnID: 1, ToolCallID: "b", Output: loop.TextOutput("x")},
+		turn.ToolResultEvent{TurnID: 1, ToolCallID: "a", Output: loop.PartsOutput(llm.TextPart("y"))},
+		turn.StepCompletedEvent{TurnID: 1, Step: 1},
+		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		versionLine,
+		`{"role":"assistant","tool_calls":[` +
+			`{"type":"function","id":"a","function":{"name":"Bash","arguments":"{\"z\":1,\"a\":[2,3]}"}},` +
+			`{"type":"function","id":"b","function":{"name":"Glob","arguments":"{\"pattern\":\"*\"}"}}]}`,
+		`{"role":"tool","tool_call_id":"b","content":"x"}`,
+		`{"role":"tool","tool_call_id":"a","content":"[{\"type\":\"text\",\"text\":\"y\"}]"}`,
+		hintLine,
+	}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("stdout lines (-want +got):\n%s", d)
+	}
+}
+
+// A retried attempt's text is dropped and a meta line says so (spec 06
+// §10 scenario 14).
+func TestStreamJSONRetryDropsTheFailedAttempt(t *testing.T) {
+	lines, _, err := runJSON(t,
+		turn.TurnStartedEvent{TurnID: 1},
+		turn.StepStartedEvent{TurnID: 1, Step: 1},
+		turn.AssistantDeltaEvent{TurnID: 1, Delta: "partial"},
+		turn.StepRetryingEvent{TurnID: 1, Step: 1, FailedAttempt: 1, NextAttempt: 2, MaxAttempts: 10, DelayMs: 300,
+			ErrorName: "APIStatusError", ErrorMessage: "overloaded", StatusCode: 503},
+		turn.AssistantDeltaEvent{TurnID: 1, Delta: "whole"},
+		turn.StepCompletedEvent{TurnID: 1, Step: 1},
+		turn.StepRetryingEvent{TurnID: 1, Step: 2, FailedAttempt: 1, NextAttempt: 2, MaxAttempts: 10, ErrorName: "Error",
+			ErrorMessage: "reset"},
+		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		versionLine,
+		`{"role":"meta","type":"turn.step.retrying","failed_attempt":1,"next_attempt":2,"max_attempts":10,` +
+			`"delay_ms":300,"error_name":"APIStatusError","error_message":"overloaded","status_code":503}`,
+		`{"role":"assistant","content":"whole"}`,
+		`{"role":"meta","type":"turn.step.retrying","failed_attempt":1,"next_attempt":2,"max_attempts":10,` +
+			`"delay_ms":0,"error_name":"Error","error_message":"reset"}`,
+		hintLine,
+	}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("stdout lines (-want +got):\n%s", d)
+	}
+}
+
+func TestStreamJSONHookAndFailure(t *testing.T) {
+	lines, _, err := runJSON(t,
+		turn.TurnStartedEvent{TurnID: 1},
+		turn.HookResultEvent{TurnID: 1, HookEvent: turn.HookUserPromptSubmit, Content: ""},
+		turn.StepStartedEvent{TurnID: 1, Step: 1},
+		turn.AssistantDeltaEvent{TurnID: 1, Delta: "half"},
+		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndFailed,
+			Error: &turn.ErrorPayload{Code: "provider.auth_error", Message: "invalid key"}},
+	)
+	// The run's end flushes what the failed step streamed.
+	want := []string{versionLine, `{"role":"assistant","content":"UserPromptSubmit hook\n\n(empty)"}`,
+		`{"role":"assistant","content":"half"}`}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("stdout lines (-want +got):\n%s", d)
+	}
+	if f, ok := err.(*Failure); !ok || f.Message != "provider.auth_error: invalid key" {
+		t.Errorf("err = %v; want the turn's error", err)
+	}
+}
+
+func TestStreamJSONArgumentsThatAreNotJSON(t *testing.T) {
+	lines, _, _ := runJSON(t,
+		turn.TurnStartedEvent{TurnID: 1},
+		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "c", Name: "Bash", Args: []byte(`{"command": "ls"`)},
+		turn.StepCompletedEvent{TurnID: 1},
+		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+	)
+	want := `{"role":"assistant","tool_calls":[{"type":"function","id":"c","function":{"name":"Bash","arguments":"{\"command\": \"ls\""}}]}`
+	if len(lines) < 2 || lines[1] != want {
+		t.Errorf("lines = %q; want the arguments as given in line 2: %s", lines, want)
+	}
+}
