@@ -1,0 +1,340 @@
+package compaction
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/scripted"
+)
+
+// exchanges appends n user/assistant pairs of about 100 tokens each.
+func exchanges(r *rig, n int) {
+	for i := range n {
+		r.append(U(fmt.Sprintf("question %02d ", i) + strings.Repeat("q", 380)))
+		r.append(A(fmt.Sprintf("answer %02d ", i) + strings.Repeat("a", 380)))
+	}
+}
+
+// input is what a summary request carried besides the instruction.
+func input(c call) []llm.Message { return c.req.Messages[:len(c.req.Messages)-1] }
+
+// TestS44MediaStripThenShrink: a 413 first replaces media with markers,
+// a second one shrinks the input to the 0.7 share; history keeps the
+// image and droppedCount counts what went (S44).
+func TestS44MediaStripThenShrink(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Options{}, tooLarge(), tooLarge(), summaryReply("s"))
+		image := llm.ImagePart("data:image/png;base64,iVBORw0KGgo=")
+		r.append(history.Message{Message: llm.Message{Role: llm.RoleUser,
+			Content: []llm.ContentPart{llm.TextPart("what is this?"), image}}, Origin: history.UserOrigin()})
+		r.append(A("a cat"))
+		exchanges(r, 5)
+		before := r.History()
+		compactNow(t, r, "")
+		reqs := r.requests()
+		if len(reqs) != 3 {
+			t.Fatalf("requests = %d; want 3", len(reqs))
+		}
+		first, second, third := input(reqs[0]), input(reqs[1]), input(reqs[2])
+		if d := cmp.Diff([]llm.ContentPart{llm.TextPart("what is this?"), image}, first[0].Content); d != "" {
+			t.Errorf("request 1 lost the image (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff([]llm.ContentPart{llm.TextPart("what is this?"), llm.TextPart("[image]")}, second[0].Content); d != "" {
+			t.Errorf("request 2 content (-want +got):\n%s", d)
+		}
+		kept := shrinkSuffix(stripped(before), 1)
+		if len(third) != len(kept) || llm.ExtractText(third[0], "") != llm.ExtractText(kept[0].Message, "") {
+			t.Errorf("request 3 carries %d messages starting %q; want the 0.7 suffix of %d", len(third),
+				llm.ExtractText(third[0], ""), len(kept))
+		}
+		rec, ok := r.appliedRecord()
+		if !ok || rec.DroppedCount == nil || *rec.DroppedCount != len(second)-len(third) {
+			t.Errorf("droppedCount = %v; want %d", rec.DroppedCount, len(second)-len(third))
+		}
+		if reqs[2].fields.DroppedCount != len(second)-len(third) || reqs[0].fields.Kind != RequestKind {
+			t.Errorf("request log fields = %+v, %+v", reqs[0].fields, reqs[2].fields)
+		}
+		if d := cmp.Diff(image, r.History()[0].Content[1]); d != "" {
+			t.Errorf("history lost the image (-want +got):\n%s", d)
+		}
+	})
+}
+
+func stripped(h []history.Message) []history.Message {
+	out, _ := stripMedia(h)
+	return out
+}
+
+// TestS45OverflowShrinkRatios: a summariser that overflows while its
+// input is over 20 messages gets there within 4 requests, never starting
+// with a tool result (S45).
+func TestS45OverflowShrinkRatios(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Options{})
+		r.respond = func(req llm.Request) scripted.Response {
+			if len(req.Messages)-1 > 20 {
+				return overflow()
+			}
+			return summaryReply("fits now")
+		}
+		r.append(U("the task " + strings.Repeat("t", 380)))
+		for i := range 29 {
+			id := fmt.Sprintf("c%02d", i)
+			r.append(A("", id))
+			r.append(T(id, strings.Repeat("r", 390)))
+		}
+		r.append(A("done " + strings.Repeat("d", 380)))
+		compactNow(t, r, "")
+		reqs := r.requests()
+		if len(reqs) > 4 {
+			t.Errorf("requests = %d; want at most 4", len(reqs))
+		}
+		for i, c := range reqs {
+			if in := input(c); len(in) > 0 && in[0].Role == llm.RoleTool {
+				t.Errorf("request %d starts with a tool result", i+1)
+			}
+		}
+		rec, ok := r.appliedRecord()
+		if !ok || rec.CompactedCount != 60 || rec.DroppedCount == nil || *rec.DroppedCount == 0 {
+			t.Errorf("record = %+v; want compactedCount 60 and a droppedCount", rec)
+		}
+	})
+}
+
+// TestS46OverflowShrinkExhausted: a summariser that always overflows gets
+// exactly 4 requests; the manual compaction fails with compaction.failed
+// (S46).
+func TestS46OverflowShrinkExhausted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Options{}, overflow(), overflow(), overflow(), overflow(), summaryReply("never"))
+		exchanges(r, 30)
+		compactNow(t, r, "")
+		if n := len(r.requests()); n != 4 {
+			t.Errorf("requests = %d; want 4", n)
+		}
+		if d := cmp.Diff([]EventType{EventStarted, EventCancelled, EventError}, r.eventTypes()); d != "" {
+			t.Errorf("events (-want +got):\n%s", d)
+		}
+		ev, _ := lastEvent[ErrorEvent](r)
+		var e *Error
+		if !errors.As(ev.Err, &e) || e.Code() != CodeFailed || !llm.IsContextOverflow(ev.Err) {
+			t.Errorf("error event = %v; want compaction.failed wrapping the overflow", ev.Err)
+		}
+		var e2 *Error
+		if err := r.c.Wait(t.Context()); !errors.As(err, &e2) || e2.Code() != CodeFailed {
+			t.Errorf("Wait after the end = %v; want the compaction.failed of the last compaction", err)
+		}
+	})
+}
+
+// TestS47EmptySummariesBounded: empty answers shrink the input at most
+// five times; the sixth empty answer ends the compaction (S47).
+func TestS47EmptySummariesBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		empty := []scripted.Response{scripted.Text("  \n"), {}, scripted.Think("only thinking", ""),
+			scripted.Text(""), {}, scripted.Text(" "), {}}
+		r := newRig(t, Options{}, append(empty, summaryReply("finally"))...)
+		exchanges(r, 5)
+		compactNow(t, r, "")
+		if n := len(r.requests()); n != 6 {
+			t.Errorf("requests = %d; want 6", n)
+		}
+		if _, ok := r.appliedRecord(); ok {
+			t.Errorf("the compaction applied a summary")
+		}
+		ev, _ := lastEvent[ErrorEvent](r)
+		if !llm.IsEmptyResponse(ev.Err) {
+			t.Errorf("error = %v; want the empty response", ev.Err)
+		}
+		for i, c := range r.requests() {
+			if got, want := len(input(c)), 10-i; got != want {
+				t.Errorf("request %d carries %d messages; want %d", i+1, got, want)
+			}
+		}
+	})
+}
+
+// TestS48TruncatedSummary: a truncated answer drops the oldest input and
+// asks again (S48).
+func TestS48TruncatedSummary(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cut := scripted.Text("I was in the middle of")
+		cut.Finish = llm.FinishTruncated
+		r := newRig(t, Options{}, cut, summaryReply("complete"))
+		exchanges(r, 3)
+		compactNow(t, r, "")
+		reqs := r.requests()
+		if len(reqs) != 2 {
+			t.Fatalf("requests = %d; want 2", len(reqs))
+		}
+		if d := cmp.Diff(input(reqs[0])[1:], input(reqs[1])); d != "" {
+			t.Errorf("second input is not the first without its oldest message (-want +got):\n%s", d)
+		}
+		rec, _ := r.appliedRecord()
+		if rec.DroppedCount == nil || *rec.DroppedCount < 1 {
+			t.Errorf("droppedCount = %v; want ≥ 1", rec.DroppedCount)
+		}
+	})
+}
+
+// TestS49TransientRetryAndBackoff: a 503 is retried after 500 ms plus up
+// to 25 % jitter; a cancel during the backoff sends nothing more (S49).
+func TestS49TransientRetryAndBackoff(t *testing.T) {
+	unavailable := func() scripted.Response {
+		return status(503, `{"error":{"message":"The engine is currently overloaded","type":"server_error"}}`)
+	}
+	for _, jitter := range []float64{0, 0.5, 0.999} {
+		t.Run(fmt.Sprint(jitter), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := newRig(t, Options{Rand: func() float64 { return jitter }}, unavailable(), summaryReply("s"))
+				r.append(U("hi"))
+				compactNow(t, r, "")
+				reqs := r.requests()
+				if len(reqs) != 2 {
+					t.Fatalf("requests = %d; want 2", len(reqs))
+				}
+				if d := reqs[1].at.Sub(reqs[0].at); d < 500*time.Millisecond || d > 625*time.Millisecond {
+					t.Errorf("backoff = %v; want within [500ms, 625ms]", d)
+				}
+			})
+		})
+	}
+	t.Run("cancel during backoff", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			r := newRig(t, Options{}, unavailable(), summaryReply("s"))
+			r.append(U("hi"))
+			if err := r.c.Compact(t.Context(), ""); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			if err := r.c.Cancel(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(10 * time.Second)
+			synctest.Wait()
+			if n := len(r.requests()); n != 1 {
+				t.Errorf("requests = %d; want 1", n)
+			}
+			if d := cmp.Diff([]EventType{EventStarted, EventCancelled}, r.eventTypes()); d != "" {
+				t.Errorf("events (-want +got):\n%s", d)
+			}
+		})
+	})
+}
+
+// TestTransientRetriesBounded: five transient failures in a row end the
+// round.
+func TestTransientRetriesBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var replies []scripted.Response
+		for range 6 {
+			replies = append(replies, status(500, `{"error":{"message":"boom","type":"server_error"}}`))
+		}
+		r := newRig(t, Options{}, replies...)
+		r.append(U("hi"))
+		compactNow(t, r, "")
+		if n := len(r.requests()); n != 5 {
+			t.Errorf("requests = %d; want 5", n)
+		}
+		if _, ok := lastEvent[ErrorEvent](r); !ok {
+			t.Errorf("no error event after the retries ran out")
+		}
+	})
+}
+
+// TestAuthErrorPassesUnchanged: an authentication failure is not wrapped,
+// so the user sees what to fix.
+func TestAuthErrorPassesUnchanged(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Options{}, status(401, `{"error":{"message":"invalid api key","type":"auth"}}`))
+		r.append(U("hi"))
+		compactNow(t, r, "")
+		ev, _ := lastEvent[ErrorEvent](r)
+		var e *Error
+		if !llm.IsAuthError(ev.Err) || errors.As(ev.Err, &e) {
+			t.Errorf("error = %v; want the auth error unchanged", ev.Err)
+		}
+	})
+}
+
+// TestFitBeforeSending: a request known to be over the effective window
+// drops its oldest input before it is sent.
+func TestFitBeforeSending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, Options{}, summaryReply("s"))
+		exchanges(r, 20) // about 4,000 tokens
+		r.setCapability(llm.Capability{MaxContextTokens: 2_500})
+		compactNow(t, r, "")
+		reqs := r.requests()
+		if len(reqs) != 1 {
+			t.Fatalf("requests = %d; want 1", len(reqs))
+		}
+		est := estimateRequest(reqs[0].req.System, reqs[0].req.Tools, reqs[0].req.Messages)
+		if est > 2_500 {
+			t.Errorf("request estimate %d is over the window", est)
+		}
+		if in := input(reqs[0]); llm.ExtractText(in[len(in)-1], "") != llm.ExtractText(r.requests()[0].req.Messages[len(in)-1], "") ||
+			!strings.HasPrefix(llm.ExtractText(in[len(in)-1], ""), "answer 19") {
+			t.Errorf("the newest message was not kept")
+		}
+		rec, _ := r.appliedRecord()
+		if rec.DroppedCount == nil || *rec.DroppedCount != 40-len(input(reqs[0])) {
+			t.Errorf("droppedCount = %v; want %d", rec.DroppedCount, 40-len(input(reqs[0])))
+		}
+	})
+}
+
+func TestShrinkSuffix(t *testing.T) {
+	h := []history.Message{U(strings.Repeat("u", 400)), A(strings.Repeat("a", 400), "c1"), T("c1", strings.Repeat("t", 400)),
+		A(strings.Repeat("b", 400)), U(strings.Repeat("v", 400))}
+	for _, tt := range []struct {
+		attempt int
+		want    int // messages kept
+	}{
+		{1, 3}, // 0.7 of ~505 keeps three of five; the tool result leads and goes
+		{2, 2},
+		{3, 1},
+		{9, 1}, // past the last ratio, 0.35 again
+	} {
+		got := shrinkSuffix(h, tt.attempt)
+		if tt.attempt == 1 {
+			if len(got) != 2 || got[0].Role != llm.RoleAssistant {
+				t.Errorf("attempt 1 kept %d starting with %s; want the assistant after the dropped tool result", len(got), got[0].Role)
+			}
+			continue
+		}
+		if len(got) != tt.want {
+			t.Errorf("attempt %d kept %d; want %d", tt.attempt, len(got), tt.want)
+		}
+	}
+	if got := shrinkSuffix(h[:1], 1); len(got) != 0 {
+		t.Errorf("a single message over the budget kept %d; want none", len(got))
+	}
+	if got := dropOldest([]history.Message{A("", "c1"), T("c1", "x"), U("y")}); len(got) != 1 || got[0].Role != llm.RoleUser {
+		t.Errorf("dropOldest left %v", got)
+	}
+}
+
+func TestStripMediaNeverMutates(t *testing.T) {
+	img := llm.ImagePart("data:image/png;base64,AAAA")
+	h := []history.Message{U("plain"), {Message: llm.Message{Role: llm.RoleUser,
+		Content: []llm.ContentPart{img, llm.AudioPart("a.wav"), llm.VideoPart("v.mp4", "")}}}}
+	out, changed := stripMedia(h)
+	if !changed || h[1].Content[0].Type != llm.PartImageURL {
+		t.Fatalf("changed %v, input mutated: %+v", changed, h[1].Content[0])
+	}
+	if d := cmp.Diff([]string{"plain", "[image]|[audio]|[video]"}, texts([]llm.Message{out[0].Message, out[1].Message})); d != "" {
+		t.Errorf("stripped (-want +got):\n%s", d)
+	}
+	if _, changed := stripMedia(h[:1]); changed {
+		t.Errorf("text-only input reported a change")
+	}
+}
