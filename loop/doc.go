@@ -19,8 +19,12 @@
 // come from the host's builders, tools from its table, decisions from its
 // hooks; events leave through the Dispatcher, and the agent stores
 // recorded events verbatim (each marshals to one JSON object whose first
-// key is "type", the shape of spec 02 §6.4). It imports only llm,
-// internal/bug and a JSON Schema validator.
+// key is "type", the shape of spec 02 §6.4). It imports only llm and
+// internal/bug: tool arguments are checked by its own JSON Schema
+// validator (schema.go, schemaparser.go, schemaeval.go, schemaformat.go;
+// drafts 07, 2019-09 and 2020-12), which costs nothing until a tool is
+// first called, where a validator library would compile its metaschemas
+// at process start.
 //
 // Invariants, and the tests that guard them:
 //   - Every dispatched tool.call is followed by its tool.result, in provider
@@ -37,6 +41,8 @@
 //   - Recorded tool.call args are valid JSON with the model's key order; {}
 //     plus rawArgs when the model's text did not parse (toolcall_test.go
 //     S-L3, fuzz_test.go FuzzToolArgs).
+//   - Tool arguments are rejected with the messages of spec 01 §4.10.3,
+//     sorted by instance path (validate_test.go).
 //   - A panicking tool or a broken live sink never takes the turn down
 //     (toolcall_test.go TestToolPanicsAreRecovered, turn_test.go S-L34).
 //   - Every goroutine the loop starts is waited for, except a tool call

@@ -3,14 +3,10 @@ package loop
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // SchemaCache compiles argument schemas once and keeps them, keyed by the
@@ -24,7 +20,7 @@ type SchemaCache struct {
 
 type compiledSchema struct {
 	once   sync.Once
-	schema *jsonschema.Schema
+	schema *schemaNode
 	err    error
 }
 
@@ -69,24 +65,20 @@ func (c *SchemaCache) check(schema, args json.RawMessage) (string, bool) {
 	if cs.err != nil {
 		return cs.err.Error(), false
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	v, err := decodeJSON(args)
 	if err != nil {
 		return err.Error(), false
 	}
-	err = cs.schema.Validate(v)
-	if err == nil {
+	se := validateInstance(cs.schema, v)
+	if se == nil {
 		return "", true
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error(), false
-	}
-	issues := collectIssues(ve, nil)
+	issues := collectIssues(se, nil)
 	if len(issues) == 0 {
 		return "Tool parameter validation failed", false
 	}
-	// The validator walks objects in map order; sorting by instance path
-	// keeps the wording stable for the model and its prompt cache.
+	// Sorting by instance path keeps the wording stable for the model and
+	// its prompt cache, and puts the value's own problems first.
 	sort.SliceStable(issues, func(i, j int) bool { return issues[i].path < issues[j].path })
 	msgs := make([]string, len(issues))
 	for i, is := range issues {
@@ -102,37 +94,16 @@ const schemaURL = "mem://kimigo/tool-parameters.json"
 // otherwise; without $schema, keywords of the newer drafts decide. Unknown
 // keywords are ignored and formats are asserted. Remote and file $refs are
 // refused: a tool's schema must be self-contained.
-func compileSchema(schema []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+func compileSchema(schema []byte) (*schemaNode, error) {
+	doc, err := decodeJSON(schema)
 	if err != nil {
 		return nil, fmt.Errorf("invalid parameters schema: %w", err)
 	}
-	draft := detectDraft(doc)
-	if m, ok := doc.(map[string]any); ok {
-		if _, has := m["$schema"]; has {
-			m = maps.Clone(m)
-			delete(m, "$schema") // the dialect is decided above
-			doc = m
-		}
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(draft)
-	c.AssertFormat()
-	c.UseLoader(refusingLoader{})
-	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, fmt.Errorf("invalid parameters schema: %w", err)
-	}
-	sch, err := c.Compile(schemaURL)
+	sch, err := compileSchemaDoc(doc, schemaURL, detectDraft(doc))
 	if err != nil {
 		return nil, fmt.Errorf("invalid parameters schema: %w", err)
 	}
 	return sch, nil
-}
-
-type refusingLoader struct{}
-
-func (refusingLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema %s is not allowed", url)
 }
 
 var (
@@ -141,26 +112,26 @@ var (
 		"unevaluatedItems", "unevaluatedProperties", "$recursiveAnchor", "$recursiveRef"}
 )
 
-func detectDraft(doc any) *jsonschema.Draft {
+func detectDraft(doc any) draft {
 	if m, ok := doc.(map[string]any); ok {
 		if s, has := m["$schema"]; has {
 			str, _ := s.(string)
 			switch {
 			case strings.Contains(str, "2020-12"):
-				return jsonschema.Draft2020
+				return draft2020
 			case strings.Contains(str, "2019-09"):
-				return jsonschema.Draft2019
+				return draft2019
 			}
-			return jsonschema.Draft7
+			return draft7
 		}
 	}
 	switch {
 	case hasKeyword(doc, keywords2020):
-		return jsonschema.Draft2020
+		return draft2020
 	case hasKeyword(doc, keywords2019):
-		return jsonschema.Draft2019
+		return draft2019
 	}
-	return jsonschema.Draft7
+	return draft7
 }
 
 // hasKeyword reports whether any object anywhere in v has one of the keys.

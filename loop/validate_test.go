@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 const objectSchemaBody = `"type":"object",
@@ -86,17 +84,17 @@ func TestSchemaDialects(t *testing.T) {
 func TestDetectDraft(t *testing.T) {
 	for _, tt := range []struct {
 		schema string
-		want   *jsonschema.Draft
+		want   draft
 	}{
-		{`{"$schema":"http://json-schema.org/draft-04/schema#"}`, jsonschema.Draft7},
-		{`{"$schema":"https://json-schema.org/draft/2019-09/schema","prefixItems":[]}`, jsonschema.Draft2019},
-		{`{"$schema":42}`, jsonschema.Draft7},
-		{`{"items":{"$dynamicRef":"#x"}}`, jsonschema.Draft2020},
-		{`{"allOf":[{"unevaluatedProperties":false}]}`, jsonschema.Draft2019},
-		{`{"type":"object"}`, jsonschema.Draft7},
+		{`{"$schema":"http://json-schema.org/draft-04/schema#"}`, draft7},
+		{`{"$schema":"https://json-schema.org/draft/2019-09/schema","prefixItems":[]}`, draft2019},
+		{`{"$schema":42}`, draft7},
+		{`{"items":{"$dynamicRef":"#x"}}`, draft2020},
+		{`{"allOf":[{"unevaluatedProperties":false}]}`, draft2019},
+		{`{"type":"object"}`, draft7},
 	} {
-		var doc any
-		if err := json.Unmarshal([]byte(tt.schema), &doc); err != nil {
+		doc, err := decodeJSON([]byte(tt.schema))
+		if err != nil {
 			t.Fatal(err)
 		}
 		if got := detectDraft(doc); got != tt.want {
@@ -111,6 +109,13 @@ func TestSchemaCompileError(t *testing.T) {
 		`{"$ref":"https://example.com/remote.json"}`,
 		`{"$ref":"file:///etc/passwd"}`,
 		`not json`,
+		`{"type":["string","bogus"]}`,
+		`{"pattern":"(a"}`,
+		`{"properties":{"a":1}}`,
+		`{"minLength":-1}`,
+		`{"$ref":"#/definitions/missing"}`,
+		`{"allOf":[]}`,
+		`{"required":["a","a"]}`,
 	} {
 		got, ok := NewSchemaCache().check(json.RawMessage(schema), json.RawMessage(`{}`))
 		if ok || !strings.HasPrefix(got, "invalid parameters schema") {
@@ -129,4 +134,106 @@ func TestSchemaCompiledOnce(t *testing.T) {
 	if c.get([]byte(`{"type":"array"}`)) == a {
 		t.Error("different schemas share a validator")
 	}
+}
+
+// TestSchemaKeywords pins the wording keyword by keyword; it is the wording
+// tool calls were rejected with before the loop had its own validator.
+func TestSchemaKeywords(t *testing.T) {
+	for _, tt := range []struct {
+		name, schema, args, want string
+	}{
+		{"$ref to definitions", `{"definitions":{"p":{"type":"integer","minimum":3}},"properties":{"a":{"$ref":"#/definitions/p"}}}`,
+			`{"a":1}`, "/a must be >= 3"},
+		{"draft-07 $ref ignores its siblings", `{"definitions":{"p":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/p","maximum":0}}}`,
+			`{"a":1}`, ""},
+		{"2019 $ref keeps its siblings", `{"$defs":{"p":{"type":"integer","minimum":3}},"properties":{"a":{"$ref":"#/$defs/p","maximum":0}},"unevaluatedProperties":false}`,
+			`{"a":1,"b":2}`, "/a must be >= 3; /a must be <= 0; /b boolean schema is false"},
+		{"draft-07 $id anchor", `{"definitions":{"p":{"$id":"#pp","type":"string"}},"properties":{"a":{"$ref":"#pp"}}}`, `{"a":1}`, "/a must be string"},
+		{"$id base", `{"$id":"https://example.com/root.json","definitions":{"x":{"$id":"x.json","type":"string"}},"properties":{"a":{"$ref":"x.json"}}}`,
+			`{"a":1}`, "/a must be string"},
+		{"if then", `{"if":{"properties":{"k":{"const":"a"}}},"then":{"required":["x"]},"else":{"required":["y"]}}`, `{"k":"a"}`,
+			"must have required property 'x'"},
+		{"if else", `{"if":{"properties":{"k":{"const":"a"}}},"then":{"required":["x"]},"else":{"required":["y"]}}`, `{"k":"b"}`,
+			"must have required property 'y'"},
+		{"unevaluatedProperties sees allOf", `{"allOf":[{"properties":{"a":{"type":"string"}}}],"unevaluatedProperties":false}`,
+			`{"a":"x","b":1}`, "/b boolean schema is false"},
+		{"anyOf", `{"anyOf":[{"type":"string"},{"type":"integer","minimum":5}]}`, `3`,
+			"must be string; must be >= 5; must match a schema in anyOf"},
+		{"oneOf matching twice", `{"oneOf":[{"type":"integer"},{"type":"number"}]}`, `3`, "must match exactly one schema in oneOf"},
+		{"draft-07 dependencies", `{"dependencies":{"a":["b","c"]}}`, `{"a":1}`, "must have properties b, c when property a is present"},
+		{"patternProperties and additionalProperties schema", `{"patternProperties":{"^x-":{"type":"integer"}},"additionalProperties":{"type":"string"}}`,
+			`{"x-a":"s","y":1,"z":"ok"}`, "/x-a must be integer; /y must be string"},
+		{"contains", `{"type":"array","contains":{"type":"integer"},"minContains":2,"maxContains":3}`, `["a",1]`,
+			"must contain at least 2 valid item(s)"},
+		{"draft-07 tuple items", `{"items":[{"type":"string"},{"type":"integer"}],"additionalItems":false}`, `["a","b",3]`,
+			"must NOT have additional items; /1 must be integer"},
+		{"2020 unevaluatedItems", `{"$schema":"https://json-schema.org/draft/2020-12/schema","prefixItems":[{"type":"string"}],"unevaluatedItems":false}`,
+			`["a","x"]`, "/1 boolean schema is false"},
+		{"integers may be written 1.0", `{"type":"integer","const":1}`, `1.0`, ""},
+		{"enum compares numbers by value", `{"enum":[{"x":[1]}]}`, `{"x":[1.0]}`, ""},
+		{"not", `{"not":{"type":"string"}}`, `"x"`, "must NOT be valid"},
+		{"propertyNames", `{"propertyNames":{"maxLength":3}}`, `{"abcd":1,"ab":2}`, "property name must be valid"},
+		{"$recursiveRef", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":true,"type":"object","properties":{"c":{"$recursiveRef":"#"}},"additionalProperties":{"type":"integer"}}`,
+			`{"c":{"c":{"x":"s"}}}`, "/c/c/x must be integer"},
+		{"$dynamicRef", `{"$schema":"https://json-schema.org/draft/2020-12/schema","$dynamicAnchor":"n","type":"object","properties":{"c":{"$dynamicRef":"#n"}},"additionalProperties":{"type":"integer"}}`,
+			`{"c":{"c":{"x":"s"}}}`, "/c/c/x must be integer"},
+		{"a $ref cycle is reported, not followed", `{"$ref":"#"}`, `{}`, "must not apply the same schema again through $ref"},
+		{"a huge exponent stays cheap", `{"type":"integer","maximum":10}`, `1e999999999`, "must be <= 10"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := NewSchemaCache().check(json.RawMessage(tt.schema), json.RawMessage(tt.args))
+			if ok != (tt.want == "") || got != tt.want {
+				t.Errorf("check = %q, %v; want %q", got, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestSchemaFormats(t *testing.T) {
+	for _, tt := range []struct {
+		format, value string
+		valid         bool
+	}{
+		{"date", "2024-02-29", true}, {"date", "2024-02-30", false},
+		{"date-time", "2024-02-29T10:00:00.123+05:30", true}, {"date-time", "2024-02-29 10:00:00Z", false},
+		{"time", "23:59:60Z", true}, {"time", "22:59:60Z", false}, {"time", "10:00:00", false},
+		{"duration", "P1Y2M3DT4H5M6S", true}, {"duration", "P1W", true}, {"duration", "PT", false}, {"duration", "P1M1Y", false},
+		{"email", "a.b@example.com", true}, {"email", "a@[127.0.0.1]", true}, {"email", "a..b@example.com", false}, {"email", "nope", false},
+		{"hostname", "a-b.example", true}, {"hostname", "-a.com", false}, {"hostname", "a_b.com", false},
+		{"ipv4", "1.2.3.4", true}, {"ipv4", "1.2.3.04", false},
+		{"ipv6", "::1", true}, {"ipv6", "1.2.3.4", false},
+		{"uri", "https://example.com/a?b#c", true}, {"uri", "relative/path", false},
+		{"uri-reference", "relative/path", true}, {"uri-template", "https://x/{a}/{b", false},
+		{"uuid", "123e4567-e89b-12d3-a456-426614174000", true}, {"uuid", "123e4567e89b12d3a456426614174000", false},
+		{"regex", "(a", false}, {"json-pointer", "/a~2", false}, {"json-pointer", "/a~1b", true},
+		{"relative-json-pointer", "0#", true}, {"relative-json-pointer", "01/a", false},
+		{"not-a-format", "anything", true},
+	} {
+		schema := json.RawMessage(`{"format":"` + tt.format + `"}`)
+		arg, _ := json.Marshal(tt.value)
+		got, ok := NewSchemaCache().check(schema, arg)
+		if ok != tt.valid {
+			t.Errorf("%s %q: check = %q, %v; want valid=%v", tt.format, tt.value, got, ok, tt.valid)
+		}
+	}
+}
+
+// FuzzSchemaCheck checks that any schema and arguments give an answer (no
+// panic, no endless $ref loop) and the same answer every time.
+func FuzzSchemaCheck(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"$ref":"#"}},"required":["b"]}`, `{"a":{"a":1}}`)
+	f.Add(`{"allOf":[{"$ref":"#"}]}`, `{}`)
+	f.Add(`{"$schema":"https://json-schema.org/draft/2020-12/schema","$dynamicAnchor":"n","items":{"$dynamicRef":"#n"}}`, `[[1,[2]]]`)
+	f.Add(`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, `1`)
+	f.Add(`{"anyOf":[{"format":"email"},{"minimum":3}],"unevaluatedProperties":false}`, `{"x":[]}`)
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		if !json.Valid([]byte(args)) {
+			return
+		}
+		a, okA := NewSchemaCache().check(json.RawMessage(schema), json.RawMessage(args))
+		b, okB := NewSchemaCache().check(json.RawMessage(schema), json.RawMessage(args))
+		if a != b || okA != okB {
+			t.Fatalf("two checks disagree: %q, %v and %q, %v", a, okA, b, okB)
+		}
+	})
 }
