@@ -1,12 +1,19 @@
 #!/bin/sh
 # Whole-process benchmark: builds kimigo and measures --version, a one-shot
 # text prompt, one tool round trip and 20 tool round trips against a
-# loopback fake model. RUNS sets the runs per scenario (default 20).
+# loopback fake model, and reports the median, minimum and maximum of wall
+# time, CPU time and peak RSS per scenario. RUNS sets the runs per
+# scenario (default 20).
 set -eu
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/kimigo" ./cmd/kimigo
+# kimigo ships as one static binary; measure that build.
+CGO_ENABLED=0 go build -o "$tmp/kimigo" ./cmd/kimigo
 go build -o "$tmp/kgbench" ./bench/kgbench
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
+# Other work on the machine skews the figures: compare runs made at a
+# low load average only.
+echo "load average before: $(load)"
 "$tmp/kgbench" -kimigo "$tmp/kimigo" -n "${RUNS:-20}"
+echo "load average after: $(load)"

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // claudeProfile is what the effective-model rules need from a Claude
@@ -20,18 +21,21 @@ func budgetEfforts() []string { return []string{"low", "medium", "high"} }
 func latestOpusEfforts() []string { return []string{"low", "medium", "high", "xhigh", "max"} }
 
 // claudeVersionFirst and claudeBareFamily are the version-first forms
-// ("claude-3-5-sonnet", "claude-3-opus").
+// ("claude-3-5-sonnet", "claude-3-opus"). All three are compiled on first
+// use, not at process start.
 var (
-	claudeVersionFirst = regexp.MustCompile(`(\d{1,2})[-._](\d{1,2})[-._](opus|sonnet|haiku)`)
-	claudeBareFamily   = regexp.MustCompile(`(\d{1,2})[-._](opus|sonnet|haiku)`)
-	mythosPreview      = regexp.MustCompile(`mythos[-._]preview`)
+	claudeVersionFirst = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(\d{1,2})[-._](\d{1,2})[-._](opus|sonnet|haiku)`)
+	})
+	claudeBareFamily = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d{1,2})[-._](opus|sonnet|haiku)`) })
+	mythosPreview    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`mythos[-._]preview`) })
 )
 
 // knownClaudeProfile matches a model id against the Claude families whose
 // thinking behaviour is known.
 func knownClaudeProfile(model string) (claudeProfile, bool) {
 	s := strings.ToLower(model)
-	if mythosPreview.MatchString(s) {
+	if mythosPreview().MatchString(s) {
 		return claudeProfile{efforts: []string{"low", "medium", "high", "max"}}, true
 	}
 	family, major, minor, ok := claudeVersion(s)
@@ -109,12 +113,12 @@ func claudeVersion(s string) (family string, major, minor int, ok bool) {
 			return f, maj, minor, true
 		}
 	}
-	if m := claudeVersionFirst.FindStringSubmatch(s); m != nil {
+	if m := claudeVersionFirst().FindStringSubmatch(s); m != nil {
 		maj, _ := strconv.Atoi(m[1]) // one or two digits: cannot fail
 		mn, _ := strconv.Atoi(m[2])
 		return m[3], maj, mn, true
 	}
-	if m := claudeBareFamily.FindStringSubmatch(s); m != nil {
+	if m := claudeBareFamily().FindStringSubmatch(s); m != nil {
 		maj, _ := strconv.Atoi(m[1])
 		return m[2], maj, -1, true
 	}

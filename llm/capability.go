@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -39,7 +38,7 @@ const (
 	WireVertexAI        = "vertexai"
 )
 
-var reasoningModel = regexp.MustCompile(`^o\d`)
+var reasoningModel = lazyRegexp(`^o\d`)
 
 // ModelCapability looks a model up in the static registry (spec 01 §1.8).
 // The first matching entry wins; unknown models get the zero Capability.
@@ -58,7 +57,7 @@ func ModelCapability(wire, model string) Capability {
 	switch wire {
 	case WireOpenAI, WireOpenAIResponses:
 		switch {
-		case reasoningModel.MatchString(m):
+		case reasoningModel().MatchString(m):
 			return Capability{Thinking: true, ToolUse: true}
 		case hasPrefix(vision...):
 			return Capability{ImageIn: true, ToolUse: true}

@@ -12,16 +12,27 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
-func compileAll(exprs ...string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(exprs))
-	for i, e := range exprs {
-		out[i] = regexp.MustCompile(e)
-	}
-	return out
+// compileAll returns the expressions compiled on first use: the lists are
+// only needed when a request fails, so a run that never fails (and every
+// --version) does not pay for compiling them at start.
+func compileAll(exprs ...string) func() []*regexp.Regexp {
+	return sync.OnceValue(func() []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(exprs))
+		for i, e := range exprs {
+			out[i] = regexp.MustCompile(e)
+		}
+		return out
+	})
+}
+
+// lazyRegexp returns expr compiled on first use.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 func matchAny(res []*regexp.Regexp, s string) bool {
@@ -88,7 +99,7 @@ var (
 		`failed to decode (?:the )?image`,
 		`invalid image(?: data| type| format)?`,
 	)
-	mediaTypeWord     = regexp.MustCompile(`(?:media|mime)_?type`)
+	mediaTypeWord     = lazyRegexp(`(?:media|mime)_?type`)
 	rateLimitPatterns = compileAll(
 		`(?:apistatuserror.*429|429.*apistatuserror)`,
 		`429.*too many requests`,
@@ -105,8 +116,8 @@ var (
 		`recharge your account|please recharge`,
 		`account (?:is )?in arrears`,
 	)
-	transportTimeout    = regexp.MustCompile(`(?i)timed?\s*out|timeout|deadline`)
-	transportConnection = regexp.MustCompile(`(?i)network|connection|connect|disconnect|terminated`)
+	transportTimeout    = lazyRegexp(`(?i)timed?\s*out|timeout|deadline`)
+	transportConnection = lazyRegexp(`(?i)network|connection|connect|disconnect|terminated`)
 )
 
 // thinkingEffortHint is appended once to 400/422 errors that complain about
@@ -129,13 +140,13 @@ func NormalizeStatus(e *Error) *Error {
 	case status == 429:
 		e.Kind = KindRateLimit
 	case (status == 400 || status == 413 || status == 422) &&
-		(matchAny(contextOverflowPatterns, msg) || e.Code == "context_length_exceeded"):
+		(matchAny(contextOverflowPatterns(), msg) || e.Code == "context_length_exceeded"):
 		e.Kind = KindContextOverflow
-	case status == 413 && matchAny(requestTooLargePatterns, msg):
+	case status == 413 && matchAny(requestTooLargePatterns(), msg):
 		e.Kind = KindRequestTooLarge
 	default:
 		e.Kind = KindStatus
-		if (status == 400 || status == 422) && matchAny(thinkingEffortPatterns, msg) &&
+		if (status == 400 || status == 422) && matchAny(thinkingEffortPatterns(), msg) &&
 			!strings.Contains(e.Message, thinkingEffortHint) {
 			e.Message += "\n\n" + thinkingEffortHint
 		}
@@ -153,7 +164,7 @@ func IsKimiQuotaExhausted(e *Error) bool {
 	if e.Type == "exceeded_current_quota_error" || e.Code == "exceeded_current_quota_error" {
 		return true
 	}
-	return matchAny(kimiQuotaPatterns, strings.ToLower(e.Message))
+	return matchAny(kimiQuotaPatterns(), strings.ToLower(e.Message))
 }
 
 // maxErrorBody bounds how much of a non-JSON error body goes into a message.
@@ -310,9 +321,9 @@ func isOpError(err error) bool {
 // first, then connection words, else a generic "Error: <message>".
 func ClassifyMessage(msg string, cause error) *Error {
 	switch {
-	case transportTimeout.MatchString(msg):
+	case transportTimeout().MatchString(msg):
 		return &Error{Kind: KindTimeout, Message: msg, Cause: cause}
-	case transportConnection.MatchString(msg):
+	case transportConnection().MatchString(msg):
 		return &Error{Kind: KindConnection, Message: msg, Cause: cause}
 	}
 	return &Error{Kind: KindGeneric, Message: "Error: " + msg, Cause: cause}

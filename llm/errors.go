@@ -240,14 +240,14 @@ func structuralStatus(err error) (string, bool) {
 // and tool results are not paired (spec 01 §3.7.4).
 func IsToolExchangeAdjacencyError(err error) bool {
 	msg, ok := structuralStatus(err)
-	return ok && matchAny(adjacencyPatterns, msg)
+	return ok && matchAny(adjacencyPatterns(), msg)
 }
 
 // IsRecoverableRequestStructureError reports a 400/422 that a strict
 // projection of the history can repair.
 func IsRecoverableRequestStructureError(err error) bool {
 	msg, ok := structuralStatus(err)
-	return ok && (matchAny(adjacencyPatterns, msg) || matchAny(structurePatterns, msg))
+	return ok && (matchAny(adjacencyPatterns(), msg) || matchAny(structurePatterns(), msg))
 }
 
 // IsImageFormatError reports an image the provider (or the client-side
@@ -262,10 +262,10 @@ func IsImageFormatError(err error) bool {
 		if k == KindContextOverflow || k == KindRequestTooLarge || e.StatusCode != 400 {
 			return false
 		}
-		if matchAny(imageFormatPatterns, msg) {
+		if matchAny(imageFormatPatterns(), msg) {
 			return true
 		}
-		return mediaTypeWord.MatchString(msg) && strings.Contains(msg, "image")
+		return mediaTypeWord().MatchString(msg) && strings.Contains(msg, "image")
 	}
 	return strings.Contains(msg, "unsupported media type for base64 image") ||
 		strings.Contains(msg, "invalid data url for image")
@@ -285,5 +285,5 @@ func IsProviderRateLimitError(err error) bool {
 			return true
 		}
 	}
-	return matchAny(rateLimitPatterns, strings.ToLower(err.Error()))
+	return matchAny(rateLimitPatterns(), strings.ToLower(err.Error()))
 }

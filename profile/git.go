@@ -6,6 +6,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kimigo/kimigo/osenv"
 )
@@ -84,12 +85,25 @@ func (g GitState) Block() string {
 // gatherGit asks git about workDir, whose project root is root. Without a
 // .git entry it does not run git at all. Each call has its own timeout; a
 // failing call only leaves its part out, and a failing status (git
-// missing, broken repository) leaves the whole state unknown.
+// missing, broken repository) leaves the whole state unknown. The three
+// calls only read (no optional locks), so they run at the same time: the
+// session waits for this before it opens, and a git start-up costs
+// milliseconds.
 func gatherGit(ctx context.Context, env osenv.Env, workDir, root string) GitState {
 	if _, err := env.Lstat(path.Join(root, ".git")); err != nil {
 		return GitState{NotARepo: true, WorkDir: workDir}
 	}
+	var (
+		wg           sync.WaitGroup
+		lg, rm       gitOutput
+		lgErr, rmErr error
+	)
+	wg.Go(func() {
+		lg, lgErr = runGit(ctx, env, workDir, "log", "-"+strconv.Itoa(gitCommitsMax), "--format=%h %s")
+	})
+	wg.Go(func() { rm, rmErr = runGit(ctx, env, workDir, "remote", "get-url", "origin") })
 	st, err := runGit(ctx, env, workDir, "status", "--porcelain=v1", "--branch")
+	wg.Wait()
 	if err != nil || st.code != 0 {
 		if strings.Contains(st.stderr, "not a git repository") {
 			return GitState{NotARepo: true, WorkDir: workDir}
@@ -98,12 +112,12 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string) GitStat
 	}
 	g := GitState{Repo: true, WorkDir: workDir}
 	g.parseStatus(st)
-	if lg, err := runGit(ctx, env, workDir, "log", "-"+strconv.Itoa(gitCommitsMax), "--format=%h %s"); err == nil && lg.code == 0 {
+	if lgErr == nil && lg.code == 0 {
 		for _, l := range lg.lines() {
 			g.Commits = append(g.Commits, cutRunes(l, gitCommitMaxRune))
 		}
 	}
-	if rm, err := runGit(ctx, env, workDir, "remote", "get-url", "origin"); err == nil && rm.code == 0 {
+	if rmErr == nil && rm.code == 0 {
 		g.Remote, g.Project = parseRemote(strings.TrimSpace(rm.stdout))
 	}
 	return g

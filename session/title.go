@@ -1,7 +1,6 @@
 package session
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -11,13 +10,14 @@ import (
 // maxLastPromptRunes caps lastPrompt (spec 06 §4.3).
 const maxLastPromptRunes = 4000
 
-// The redactions of SanitizePrompt, applied in this order (spec 06 §4.3).
+// The redactions of SanitizePrompt, applied in this order (spec 06 §4.3),
+// compiled on first use.
 var (
-	pemPrivateKey = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----`)
-	bearerToken   = regexp.MustCompile(`(?i)\b(authorization)\s*:\s*bearer\s+[^\s"']+`)
-	secretAssign  = regexp.MustCompile(`(?i)\b(api_key|api-key|apikey|token|secret|password|passwd|pwd)\s*[:=]\s*(?:"[^"]*"|'[^']*'|[^\s"',;]+)`)
-	skKey         = regexp.MustCompile(`sk-[A-Za-z0-9_-]{12,}`)
-	longWord      = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9+/=_-]{39,}`)
+	pemPrivateKey = lazyRegexp(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----`)
+	bearerToken   = lazyRegexp(`(?i)\b(authorization)\s*:\s*bearer\s+[^\s"']+`)
+	secretAssign  = lazyRegexp(`(?i)\b(api_key|api-key|apikey|token|secret|password|passwd|pwd)\s*[:=]\s*(?:"[^"]*"|'[^']*'|[^\s"',;]+)`)
+	skKey         = lazyRegexp(`sk-[A-Za-z0-9_-]{12,}`)
+	longWord      = lazyRegexp(`[A-Za-z0-9][A-Za-z0-9+/=_-]{39,}`)
 )
 
 // redacted replaces a secret in prompt metadata.
@@ -52,11 +52,11 @@ func PromptText(parts []llm.ContentPart) string {
 // token-like word become [redacted]; control characters become spaces;
 // runs of white space collapse to one space; the ends are trimmed.
 func SanitizePrompt(text string) string {
-	text = pemPrivateKey.ReplaceAllString(text, redacted)
-	text = bearerToken.ReplaceAllString(text, "${1}: Bearer "+redacted)
-	text = secretAssign.ReplaceAllString(text, "${1}="+redacted)
-	text = skKey.ReplaceAllString(text, redacted)
-	text = longWord.ReplaceAllString(text, redacted)
+	text = pemPrivateKey().ReplaceAllString(text, redacted)
+	text = bearerToken().ReplaceAllString(text, "${1}: Bearer "+redacted)
+	text = secretAssign().ReplaceAllString(text, "${1}="+redacted)
+	text = skKey().ReplaceAllString(text, redacted)
+	text = longWord().ReplaceAllString(text, redacted)
 	text = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '

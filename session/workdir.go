@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // defaultSlug names the bucket of a work dir whose base name has nothing
@@ -18,12 +19,17 @@ const defaultSlug = "workspace"
 // IDPrefix starts every session id kimigo mints (spec 06 §4.1).
 const IDPrefix = "session_"
 
+// The patterns are compiled on first use, not at process start.
 var (
-	idPattern        = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	slugReplace      = regexp.MustCompile(`[^a-z0-9._-]+`)
-	windowsDrivePath = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
-	windowsUNCPath   = regexp.MustCompile(`^[\\/]{2}[^\\/]`)
+	idPattern        = lazyRegexp(`^[A-Za-z0-9._-]+$`)
+	slugReplace      = lazyRegexp(`[^a-z0-9._-]+`)
+	windowsDrivePath = lazyRegexp(`^[A-Za-z]:[\\/]`)
+	windowsUNCPath   = lazyRegexp(`^[\\/]{2}[^\\/]`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // NewID returns a fresh session id: "session_" and a random version 4
 // UUID.
@@ -39,7 +45,7 @@ func NewID() string {
 // digits, '.', '_' and '-', and not "." or "..", so that it is always one
 // path element (spec 02 §6.15).
 func ValidateID(id string) error {
-	if !idPattern.MatchString(id) || id == "." || id == ".." {
+	if !idPattern().MatchString(id) || id == "." || id == ".." {
 		return &Error{Code: CodeIDInvalid, ID: id}
 	}
 	return nil
@@ -48,7 +54,7 @@ func ValidateID(id string) error {
 // isWindowsPath reports a drive or UNC path (C:\…, C:/…, \\host\share…,
 // //host/share…), which is normalized Windows-style whatever the host.
 func isWindowsPath(p string) bool {
-	return windowsDrivePath.MatchString(p) || windowsUNCPath.MatchString(p)
+	return windowsDrivePath().MatchString(p) || windowsUNCPath().MatchString(p)
 }
 
 // NormalizeWorkDir is the form of a work dir that keys, the index and
@@ -79,7 +85,7 @@ func WorkDirKey(workDir string) string {
 // baseName is the last element of a normalized path; a root ("/", "C:/",
 // "//host/share" as a whole) has none.
 func baseName(n string) string {
-	if windowsDrivePath.MatchString(n) && len(n) <= 3 {
+	if windowsDrivePath().MatchString(n) && len(n) <= 3 {
 		return ""
 	}
 	i := strings.LastIndexAny(n, `/\`)
@@ -87,7 +93,7 @@ func baseName(n string) string {
 }
 
 func slug(base string) string {
-	s := slugReplace.ReplaceAllString(strings.ToLower(base), "-")
+	s := slugReplace().ReplaceAllString(strings.ToLower(base), "-")
 	s = strings.Trim(s, "-")
 	if len(s) > 40 { // ASCII only after the replacement
 		s = strings.Trim(s[:40], "-")

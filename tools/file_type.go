@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"strings"
+	"sync"
 )
 
 // FileKind is what a file holds, as far as the tools care.
@@ -50,12 +51,15 @@ var videoExts = map[string]string{
 }
 
 // nonTextExts are suffixes of binary formats that are neither image nor
-// video (documents, archives, audio, fonts, executables, databases).
-var nonTextExts = toSet(strings.Fields(`.icns .psd .ai .eps .pdf .doc .docx .dot .dotx .rtf .odt
+// video (documents, archives, audio, fonts, executables, databases). The
+// set is built on first use.
+var nonTextExts = sync.OnceValue(func() map[string]bool {
+	return toSet(strings.Fields(`.icns .psd .ai .eps .pdf .doc .docx .dot .dotx .rtf .odt
 	.xls .xlsx .xlsm .xlt .xltx .xltm .ods .ppt .pptx .pptm .pps .ppsx .odp .pages .numbers .key
 	.zip .rar .7z .tar .gz .tgz .bz2 .xz .zst .lz .lz4 .br .cab .ar .deb .rpm .mp3 .wav .flac .ogg
 	.oga .opus .aac .m4a .wma .ttf .otf .woff .woff2 .exe .dll .so .dylib .bin .apk .ipa .jar
 	.class .pyc .pyo .wasm .dmg .iso .img .sqlite .sqlite3 .db .db3`))
+})
 
 func toSet(xs []string) map[string]bool {
 	m := make(map[string]bool, len(xs))
@@ -117,7 +121,7 @@ func DetectFileType(name string, header []byte, mode DetectMode) FileType {
 	if ext == ".svg" {
 		return FileType{Kind: KindText}
 	}
-	if nonTextExts[ext] {
+	if nonTextExts()[ext] {
 		return FileType{Kind: KindUnknown}
 	}
 	return FileType{Kind: KindText}

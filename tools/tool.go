@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/kimigo/kimigo/internal/bug"
@@ -67,9 +68,14 @@ func definition(name, descTemplate string, data any, schema string) llm.Tool {
 }
 
 // renderDescription renders a tool description from its .md template. The
-// templates are embedded and tested, so a failure is a bug.
+// templates are embedded and tested, so a failure is a bug. A description
+// without actions is its own text, and each template is parsed once per
+// process: tool tables are built at every session start.
 func renderDescription(name, tmpl string, data any) string {
-	t, err := template.New(name).Option("missingkey=error").Parse(tmpl)
+	if !strings.Contains(tmpl, "{{") {
+		return strings.TrimSpace(tmpl)
+	}
+	t, err := parsedDescription(name, tmpl)
 	if err != nil {
 		bug.Reportf("tools: parse description of %s: %v", name, err)
 		return tmpl
@@ -80,6 +86,23 @@ func renderDescription(name, tmpl string, data any) string {
 		return tmpl
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// descriptionTemplates holds parsed description templates by name and
+// text; a parsed template may be executed concurrently.
+var descriptionTemplates sync.Map // string → *template.Template
+
+func parsedDescription(name, tmpl string) (*template.Template, error) {
+	key := name + "\x00" + tmpl
+	if t, ok := descriptionTemplates.Load(key); ok {
+		return t.(*template.Template), nil
+	}
+	t, err := template.New(name).Option("missingkey=error").Parse(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	descriptionTemplates.Store(key, t)
+	return t, nil
 }
 
 func compactSchema(name, schema string) json.RawMessage {

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -84,19 +85,20 @@ func NewLocalFetcher(opts FetcherOptions) *LocalFetcher {
 	return f
 }
 
-// blockedPrefixes are the address ranges a fetch may not reach.
-var blockedPrefixes = func() []netip.Prefix {
+// blockedPrefixes are the address ranges a fetch may not reach; parsed on
+// first use.
+var blockedPrefixes = sync.OnceValue(func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
 		"172.16.0.0/12", "192.168.0.0/16", "::/128", "::1/128", "fc00::/7", "fe80::/10"} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
-}()
+})
 
 func blockedAddr(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	for _, p := range blockedPrefixes {
+	for _, p := range blockedPrefixes() {
 		if p.Contains(ip) {
 			return true
 		}

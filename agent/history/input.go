@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kimigo/kimigo/llm"
 )
@@ -23,8 +24,11 @@ const (
 )
 
 // imageCaption matches an image-compression caption inside prompt text; its
-// group is the caption body (spec 02 §2.2).
-var imageCaption = regexp.MustCompile(`<system>(Image compressed to fit model limits:[\s\S]*?)</system>`)
+// group is the caption body (spec 02 §2.2). It is compiled on first use, not
+// at process start.
+var imageCaption = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<system>(Image compressed to fit model limits:[\s\S]*?)</system>`)
+})
 
 // UserMessages returns the messages that appending a user message with
 // parts and origin produces (AppendUserMessage): nothing for no parts; for
@@ -46,7 +50,7 @@ func UserMessages(parts []llm.ContentPart, origin *Origin) []Message {
 			kept = append(kept, p)
 			continue
 		}
-		matches := imageCaption.FindAllStringSubmatch(p.Text, -1)
+		matches := imageCaption().FindAllStringSubmatch(p.Text, -1)
 		if len(matches) == 0 {
 			kept = append(kept, p)
 			continue
@@ -54,7 +58,7 @@ func UserMessages(parts []llm.ContentPart, origin *Origin) []Message {
 		for _, sm := range matches {
 			out = append(out, SystemReminder(sm[1], InjectionOrigin(VariantImageCompression)))
 		}
-		if rest := imageCaption.ReplaceAllString(p.Text, ""); !IsBlank(rest) {
+		if rest := imageCaption().ReplaceAllString(p.Text, ""); !IsBlank(rest) {
 			kept = append(kept, llm.TextPart(rest))
 		}
 	}

@@ -7,17 +7,21 @@
 // README's "Benchmark" section.
 //
 // With -serve it only serves the fake model and prints its base URL, for
-// trying kimigo by hand.
+// trying kimigo by hand; the benchmark itself runs the fake model that way
+// too (see startServer).
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 func main() {
@@ -25,22 +29,58 @@ func main() {
 	runs := flag.Int("n", 20, "measured runs per scenario")
 	serve := flag.Bool("serve", false, "only serve the fake model and print its base URL")
 	flag.Parse()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fatal(err)
-	}
-	base := "http://" + ln.Addr().String() + "/v1"
-	go func() { _ = http.Serve(ln, newFakeModel()) }() // serves until the process exits
 	if *serve {
-		fmt.Println(base)
-		select {}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Println("http://" + ln.Addr().String() + "/v1")
+		fatal(http.Serve(ln, newFakeModel()))
 	}
 	if *bin == "" {
 		fatal(fmt.Errorf("-kimigo is required"))
 	}
-	if err := bench(*bin, base, *runs); err != nil {
+	base, stop, err := startServer()
+	if err != nil {
 		fatal(err)
 	}
+	err = bench(*bin, base, *runs)
+	stop()
+	if err != nil {
+		fatal(err)
+	}
+}
+
+// startServer runs the fake model in a child process (kgbench -serve) and
+// returns its base URL and a function that stops it. Serving in this
+// process would grow it, and Linux reports a child's peak RSS as at least
+// the peak RSS of the process that started it (the child shares its
+// memory until exec), so a large measuring process would inflate the
+// figures of small kimigo runs.
+func startServer() (base string, stop func(), err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(self, "-serve")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop = func() {
+		_ = cmd.Process.Kill() // already gone is fine
+		_ = cmd.Wait()         // killed: the exit status says so
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		stop()
+		return "", nil, fmt.Errorf("start the fake model: %w", err)
+	}
+	return strings.TrimSpace(line), stop, nil
 }
 
 // bench runs the scenarios in a fresh data root and work dir.
@@ -62,24 +102,18 @@ func bench(bin, base string, n int) error {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
 		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=openai",
 		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use"}
-	scenarios := []struct {
-		name string
-		argv []string
-	}{
-		{"--version", []string{bin, "--version"}},
-		{"one-shot text prompt", []string{bin, "-p", "hi"}},
-		{"1 tool round trip", []string{bin, "-p", "read a.txt (tools:1)"}},
-		{"20 tool round trips", []string{bin, "-p", "read a.txt again and again (tools:20)"}},
+	scenarios := []scenario{
+		{name: "--version", argv: []string{bin, "--version"}},
+		{name: "one-shot text prompt", argv: []string{bin, "-p", "hi"}},
+		{name: "1 tool round trip", argv: []string{bin, "-p", "read a.txt (tools:1)"}},
+		{name: "20 tool round trips", argv: []string{bin, "-p", "read a.txt again and again (tools:20)"}},
 	}
-	var results []result
-	for _, s := range scenarios {
-		r, err := measure(s.name, n, work, env, s.argv...)
-		if err != nil {
-			return err
-		}
-		results = append(results, r)
+	results, err := measure(scenarios, n, work, env)
+	if err != nil {
+		return err
 	}
-	fmt.Printf("kimigo %s, %d runs per scenario, %s/%s, %d CPUs\n\n", bin, n, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Printf("kimigo %s, %d runs per scenario (interleaved), %s/%s, %d CPUs\n\n", bin, n, runtime.GOOS, runtime.GOARCH,
+		runtime.NumCPU())
 	printTable(os.Stdout, results)
 	one, twenty := results[2], results[3]
 	fmt.Printf("\nper extra tool round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n",

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Effort values with a fixed meaning; any other string is a model-declared
@@ -66,13 +67,13 @@ var (
 	budgetProfile     = profile{mode: modeBudget}
 	opus45Profile     = profile{mode: modeBudget, effortParam: true}
 	adaptiveProfile   = profile{mode: modeAdaptive, effortParam: true}
-	mythosPreviewName = regexp.MustCompile(`mythos[-._]preview`)
+	mythosPreviewName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`mythos[-._]preview`) })
 )
 
 // knownProfile matches a model id against the Claude families with known
 // thinking behaviour.
 func knownProfile(model string) (profile, bool) {
-	if mythosPreviewName.MatchString(strings.ToLower(model)) {
+	if mythosPreviewName().MatchString(strings.ToLower(model)) {
 		return adaptiveProfile, true
 	}
 	v, ok := parseModelVersion(model, false)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // modelFamily is a Claude model family as it appears in model ids.
@@ -29,10 +30,13 @@ type modelVersion struct {
 }
 
 // The version-first forms ("claude-3-5-sonnet", "claude-3-opus") have no
-// look-ahead, so RE2's leftmost-first match is the intended one.
+// look-ahead, so RE2's leftmost-first match is the intended one. They are
+// compiled on first use, not at process start.
 var (
-	versionFirstRE = regexp.MustCompile(`(\d{1,2})[-._](\d{1,2})[-._](opus|sonnet|haiku)`)
-	bareFamilyRE   = regexp.MustCompile(`(\d{1,2})[-._](opus|sonnet|haiku)`)
+	versionFirstRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(\d{1,2})[-._](\d{1,2})[-._](opus|sonnet|haiku)`)
+	})
+	bareFamilyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d{1,2})[-._](opus|sonnet|haiku)`) })
 )
 
 // parseModelVersion reads a Claude family and version from a model id,
@@ -48,12 +52,12 @@ func parseModelVersion(model string, requireClaude bool) (modelVersion, bool) {
 	if v, ok := parseFamilyFirst(s); ok {
 		return v, true
 	}
-	if m := versionFirstRE.FindStringSubmatch(s); m != nil {
+	if m := versionFirstRE().FindStringSubmatch(s); m != nil {
 		major, _ := strconv.Atoi(m[1]) // one or two digits: cannot fail
 		minor, _ := strconv.Atoi(m[2])
 		return modelVersion{family: modelFamily(m[3]), major: major, minor: minor}, true
 	}
-	if m := bareFamilyRE.FindStringSubmatch(s); m != nil {
+	if m := bareFamilyRE().FindStringSubmatch(s); m != nil {
 		major, _ := strconv.Atoi(m[1])
 		return modelVersion{family: modelFamily(m[2]), major: major, minor: -1}, true
 	}

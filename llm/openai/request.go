@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kimigo/kimigo/llm"
 )
@@ -26,8 +27,9 @@ var protectedKeys = map[string]bool{
 	"model": true, "messages": true, "stream": true, "stream_options": true, "tools": true,
 }
 
-// reasoningModel matches OpenAI models that take max_completion_tokens.
-var reasoningModel = regexp.MustCompile(`^(?:o\d|gpt-5)(?:$|[-.])`)
+// reasoningModel matches OpenAI models that take max_completion_tokens; it
+// is compiled on first use, not at process start.
+var reasoningModel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:o\d|gpt-5)(?:$|[-.])`) })
 
 // encoder holds what message and tool encoding needs from the provider.
 type encoder struct {
@@ -179,7 +181,7 @@ func (p *Provider) extraFields() (map[string]json.RawMessage, error) {
 // reasoning models (o1…, gpt-5…) take max_completion_tokens, other OpenAI
 // models max_tokens.
 func (p *Provider) capField() string {
-	if p.flavour == OpenAI && !reasoningModel.MatchString(strings.ToLower(p.model)) {
+	if p.flavour == OpenAI && !reasoningModel().MatchString(strings.ToLower(p.model)) {
 		return "max_tokens"
 	}
 	return "max_completion_tokens"
