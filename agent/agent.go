@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
@@ -75,8 +76,13 @@ type Options struct {
 	Gate turn.PermissionGate
 	// Hooks runs the user's lifecycle hooks; nil runs none.
 	Hooks turn.HookRunner
-	// Compactor compacts the context; nil never compacts.
+	// Compactor replaces the agent's full compaction; turn.NoCompaction{}
+	// turns compaction off. Nil means a compaction.FullCompaction over
+	// this agent, configured by Compaction: an agent with a model
+	// compacts when its context nears the model's window.
 	Compactor turn.Compactor
+	// Compaction configures the full compaction when Compactor is nil.
+	Compaction CompactionOptions
 	// LoopControl returns the resolved loop_control settings; nil means no
 	// step cap and the loop's retry default.
 	LoopControl func() turn.LoopControl
@@ -110,6 +116,9 @@ type Agent struct {
 	manager *tools.Manager      // nil without NewToolManager
 	perm    *permission.Manager // nil without Options.Permission
 	budget  *llm.CompletionBudget
+	// compactor is the agent's own full compaction; nil when
+	// Options.Compactor replaced it.
+	compactor *compaction.FullCompaction
 
 	// mu guards the state below, and every call into mem and store that
 	// changes them. It is held while a record is appended and applied,
@@ -178,7 +187,7 @@ func (a *Agent) turnOptions() turn.Options {
 		LLM:                 a.model,
 		Tools:               a.toolTable,
 		DescribeMissingTool: a.describeMissingTool,
-		Compactor:           a.o.Compactor,
+		Compactor:           a.newCompactor(),
 		Gate:                gate,
 		Hooks:               a.o.Hooks,
 		Usage:               usageRecorder{a},
@@ -192,10 +201,16 @@ func (a *Agent) turnOptions() turn.Options {
 	}
 }
 
-// Close cancels the running turn, waits for it, and closes the records
-// (flushing them). The agent cannot be used afterwards.
+// Close cancels the running turn and the running compaction, waits for
+// them, and closes the records (flushing them). A compaction stopped this
+// way leaves history as it was. The agent cannot be used afterwards.
 func (a *Agent) Close(ctx context.Context) error {
 	err := a.turns.Close(ctx)
+	if a.compactor != nil {
+		if cerr := a.compactor.Close(ctx); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close compaction: %w", cerr))
+		}
+	}
 	if cerr := a.log.Close(ctx); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("close agent records: %w", cerr))
 	}

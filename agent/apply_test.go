@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
@@ -24,6 +25,7 @@ func knownRecordTypes() []records.Type {
 		records.TypeLLMRequest, records.TypeMCPToolsDiscovered, TypeConfigUpdate, TypeUsageRecord,
 		tools.UpdateStoreRecordType, tools.SetActiveToolsRecordType}
 	known = append(known, turn.RecordTypes()...)
+	known = append(known, compaction.RecordTypes()...)
 	for _, t := range history.RecordTypes() {
 		known = append(known, records.Type(t))
 	}
@@ -58,7 +60,11 @@ var applySamples = []struct {
 	{records.Type(history.TypeUpdateTokenCount), history.UpdateTokenCountRecord{TokenCount: 5}},
 	{records.Type(history.TypeUndo), history.UndoRecord{Count: 1}},
 	{records.Type(history.TypeClear), history.ClearRecord{}},
+	{turn.TypeLaunch, turn.LaunchRecord{TurnID: 2}},
+	{compaction.TypeBegin, compaction.BeginRecord{Source: compaction.SourceManual, Instruction: "focus"}},
 	{records.Type(history.TypeApplyCompaction), history.ApplyCompactionRecord{Summary: "s"}},
+	{compaction.TypeComplete, compaction.CompleteRecord{}},
+	{compaction.TypeCancel, compaction.CancelRecord{}},
 	{records.Type(permission.TypeSetMode), permission.SetModeRecord{Mode: permission.ModeYolo}},
 	{records.Type(permission.TypeApprovalResult), permission.ApprovalResultRecord{TurnID: 4, ToolCallID: "c1",
 		ToolName: "Bash", Action: "Running: ls", SessionApprovalRule: "Bash(ls)",

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
@@ -43,6 +44,15 @@ func (a *Agent) commitPayload(_ context.Context, typ records.Type, payload any) 
 // commit appends rec and applies it. Durability comes from Flush.
 func (a *Agent) commit(rec records.Record) (history.Change, error) {
 	a.mu.Lock()
+	ap, events, err := a.commitLocked(rec)
+	a.mu.Unlock()
+	a.publishAll(events)
+	return ap.change, err
+}
+
+// commitLocked is commit's body; the caller holds mu and publishes the
+// returned events once it released it.
+func (a *Agent) commitLocked(rec records.Record) (applied, []turn.Event, error) {
 	var events []turn.Event
 	if a.configPending { // a new log starts with the agent's initial configuration
 		a.configPending = false
@@ -55,19 +65,21 @@ func (a *Agent) commit(rec records.Record) (history.Change, error) {
 		}
 		if err != nil {
 			a.configPending = true // try again with the next record
-			a.mu.Unlock()
-			return history.Change{}, err
+			return applied{}, nil, err
 		}
 	}
 	ap, err := a.appendAndApply(rec)
 	if err == nil && ap.status {
 		events = append(events, a.statusLocked())
 	}
-	a.mu.Unlock()
+	return ap, events, err
+}
+
+// publishAll publishes events; the caller holds no lock.
+func (a *Agent) publishAll(events []turn.Event) {
 	for _, ev := range events {
 		a.events.Publish(ev)
 	}
-	return ap.change, err
 }
 
 // appendAndApply is commit's body; the caller holds mu.
@@ -132,7 +144,19 @@ func (a *Agent) applyByType(rec records.Record) (applied, bool, error) {
 			a.turns.ObserveTurnID(id)
 		}
 		return applied{}, true, nil
+	case turn.TypeLaunch:
+		var r turn.LaunchRecord
+		if err := records.Decode(rec, &r); err != nil {
+			return applied{}, true, err
+		}
+		a.turns.ObserveTurnID(r.TurnID)
+		return applied{}, true, nil
 	case turn.TypeCancel: // cancels a running turn; nothing to restore
+		return applied{}, true, nil
+	case compaction.TypeBegin, compaction.TypeCancel, compaction.TypeComplete:
+		// A compaction never survives a restart: a begin without its
+		// complete is a round that died, and history is what it was.
+		// context.apply_compaction carries the rewrite.
 		return applied{}, true, nil
 	case TypeConfigUpdate:
 		var u ConfigUpdate

@@ -32,7 +32,8 @@ func TestTurnS1BasicTurnAndIDs(t *testing.T) {
 			activeAtEnd = append(activeAtEnd, a.HasActiveTurn())
 		}
 	}))
-	h.Model(withUsage(scripted.Text("hello"), 5, 2))
+	// Held, so the turn cannot end before HasActiveTurn is asked.
+	held := h.Held(withUsage(scripted.Text("hello"), 5, 2), 0)
 	l := h.Start("hi")
 	if l.TurnID != 0 || !l.Launched {
 		t.Fatalf("Prompt = %+v, want turn 0 launched", l)
@@ -40,6 +41,7 @@ func TestTurnS1BasicTurnAndIDs(t *testing.T) {
 	if !a.HasActiveTurn() {
 		t.Error("HasActiveTurn() = false right after Prompt")
 	}
+	held.Release()
 	res := h.Wait()
 	if res.Event.Reason != turn.EndCompleted || res.Event.TurnID != 0 {
 		t.Errorf("turn ended %+v", res.Event)

@@ -50,12 +50,19 @@
 //     compactions (TestCancelBeforeBeginRecorded,
 //     TestConcurrentCompactAndCancel); a compaction hands the input that
 //     waited back exactly once, whichever way it ends
-//     (TestInputHandedBackOnEveryPath).
+//     (TestInputHandedBackOnEveryPath). A turn that will wait for the
+//     compaction it starts reports compaction.blocked before the worker
+//     runs, so blocked always precedes completed or cancelled
+//     (agent/compaction_test.go S38 and S58 pin the order).
 //   - The scenarios of spec 03 §8 for §6 at package level, named by id:
 //     S38–S41, S50, S51, S58, S59 (trigger_test.go), S42, S43, S53–S57,
 //     S60 (round_test.go), S44–S49 (ladder_test.go), S52
-//     (strategy_test.go). The turn-level ones run through agenttest in
-//     the agent package.
+//     (strategy_test.go). The turn-level ones run a real agent, TurnFlow
+//     and the strict fake server through agenttest in the agent package
+//     (agent/compaction_test.go): S38, S39, S50, S51, S52, S56, S58, S59
+//     and S61 (micro-compaction off). Spec 02 §8.5 (S31–S37, the rewrite)
+//     is history's (agent/history/compaction_test.go); resume of the
+//     rewrite through the agent is agent/compaction_manual_test.go.
 //   - Deciding and building the summary request for a 200,000-token
 //     history takes well under 10 ms (BenchmarkDecideAndBuild200k).
 package compaction

@@ -36,9 +36,10 @@ type run struct {
 	// no other compaction can begin before the cancel is in the log.
 	cancelled chan struct{}
 	err       error
-	// blockedByTurn is set when a turn waits for the run; guarded by the
+	// blockedByTurn is set when a turn waits for the run; blockedSent once
+	// compaction.blocked went out for it. Both guarded by the
 	// FullCompaction's mu.
-	blockedByTurn bool
+	blockedByTurn, blockedSent bool
 }
 
 // Compact starts a manual compaction with an optional focus instruction
@@ -114,6 +115,11 @@ func (c *FullCompaction) begin(ctx context.Context, source Source, instruction s
 		close(r.cancelled)
 		c.end(r)
 		return nil, nil
+	}
+	if blocked {
+		// The turn will wait for it: say so before the worker can finish,
+		// so compaction.blocked always precedes completed or cancelled.
+		c.sendBlocked(r)
 	}
 	go c.work(r)
 	return r, nil

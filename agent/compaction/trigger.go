@@ -125,7 +125,7 @@ func (c *FullCompaction) block(ctx context.Context, r *run) error {
 	if r == nil {
 		return nil
 	}
-	c.emit(BlockedEvent{TurnID: c.o.Turns.CurrentID()})
+	c.sendBlocked(r)
 	select {
 	case <-r.done:
 		return r.err
@@ -135,5 +135,16 @@ func (c *FullCompaction) block(ctx context.Context, r *run) error {
 		}
 		<-r.done
 		return llm.Aborted(ctx)
+	}
+}
+
+// sendBlocked emits compaction.blocked for r, once.
+func (c *FullCompaction) sendBlocked(r *run) {
+	c.mu.Lock()
+	sent := r.blockedSent
+	r.blockedSent = true
+	c.mu.Unlock()
+	if !sent {
+		c.emit(BlockedEvent{TurnID: c.o.Turns.CurrentID()})
 	}
 }

@@ -141,6 +141,9 @@ const (
 	HookInterrupt          HookEvent = "Interrupt"
 	HookPostToolUse        HookEvent = "PostToolUse"
 	HookPostToolUseFailure HookEvent = "PostToolUseFailure"
+	// The compaction hooks; the agent runs them for its compaction.
+	HookPreCompact  HookEvent = "PreCompact"
+	HookPostCompact HookEvent = "PostCompact"
 )
 
 // HookResult is what one hook command decided.

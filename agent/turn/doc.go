@@ -26,8 +26,13 @@
 // interfaces of collaborators.go (history, committer, compactor, injector,
 // permission gate, goal store, hook runner, usage recorder, event sink,
 // loop control), never through *agent.Agent, and reads no environment.
-// NoCompaction and ApproveAll stand in for compaction and permissions until
-// those exist.
+// NoCompaction turns compaction off (the agent's own is
+// agent/compaction's FullCompaction); ApproveAll approves every call.
+// Input that arrives while a compaction runs is buffered; when it ends,
+// OnCompactionFinished launches a turn with the first of it and records
+// turn.launch, so resume counts that turn even when it never reached a
+// step (agent/compaction_manual_test.go
+// TestCompactDeferredPromptBlockedByHookKeepsTheTurnCount).
 //
 // Concurrency: one worker goroutine per launched turn, waited for by Close;
 // a turn launched after a Cancel waits for the cancelled one to finish its

@@ -320,12 +320,15 @@ func (f *TurnFlow) OnCompactionFinished(ctx context.Context) {
 		}
 		return
 	}
-	// TODO(compaction): record the launched turn id, as submit does, once
-	// compaction can defer a prompt.
 	first := f.steers[0]
 	f.steers = f.steers[1:]
 	t := f.launchLocked()
 	f.mu.Unlock()
+	// The input's record was written without a turn id when it was
+	// buffered; this one counts the turn on resume.
+	if err := f.o.Commit.Commit(ctx, TypeLaunch, LaunchRecord{TurnID: t.id}); err != nil {
+		f.log.Warn("record turn launched after compaction failed", "turn", t.id, "error", err)
+	}
 	go f.work(t, first.input, first.origin)
 }
 

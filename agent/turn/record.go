@@ -13,11 +13,18 @@ const (
 	TypePrompt records.Type = "turn.prompt"
 	TypeSteer  records.Type = "turn.steer"
 	TypeCancel records.Type = "turn.cancel"
+	// TypeLaunch records the turn that input buffered during a compaction
+	// launched when the compaction ended: its turn.prompt was written
+	// without a turn id, and a turn blocked or failed before its first
+	// step leaves no loop event to count it by.
+	TypeLaunch records.Type = "turn.launch"
 )
 
 // RecordTypes lists the record types TurnFlow writes, for the agent's
 // exhaustive apply test.
-func RecordTypes() []records.Type { return []records.Type{TypePrompt, TypeSteer, TypeCancel} }
+func RecordTypes() []records.Type {
+	return []records.Type{TypePrompt, TypeSteer, TypeCancel, TypeLaunch}
+}
 
 // InputRecord is the payload of turn.prompt and turn.steer.
 //
@@ -30,6 +37,11 @@ type InputRecord struct {
 	Input  []llm.ContentPart `json:"input"`
 	Origin *history.Origin   `json:"origin,omitempty"`
 	TurnID *int              `json:"turnId,omitempty"`
+}
+
+// LaunchRecord is the payload of turn.launch: the id of the launched turn.
+type LaunchRecord struct {
+	TurnID int `json:"turnId"`
 }
 
 // CancelRecord is the payload of turn.cancel; TurnID is the id the caller

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/llm"
@@ -42,8 +43,14 @@ type agentPlan struct {
 	budget     llm.BudgetInputs
 	capability llm.Capability
 	slot       *modelSlot
-	logs       *logFile
-	logger     *slog.Logger
+	// loop is the config's loop_control: the compaction strategy reads
+	// its reserve and trigger ratio (ERRATA 17).
+	loop config.LoopControl
+	// refreshPrompt re-renders a new session's system prompt after a
+	// compaction; nil keeps the prompt.
+	refreshPrompt func(ctx context.Context) (string, error)
+	logs          *logFile
+	logger        *slog.Logger
 }
 
 // options builds the agent's options for the session's setup: the
@@ -75,8 +82,21 @@ func (p *agentPlan) options(setup session.AgentSetup) agent.Options {
 			RuleWriter: &config.UserRuleWriter{Home: p.home},
 		},
 		LoopControl: p.slot.loopControl,
-		Logger:      p.logger,
+		// The window is the bound model's capability (max_context_size,
+		// KIMI_MODEL_MAX_CONTEXT_SIZE), read through the slot at every use.
+		Compaction: agent.CompactionOptions{Strategy: compactionStrategy(p.loop), SystemPrompt: p.refreshPrompt},
+		Logger:     p.logger,
 	}
+}
+
+// compactionStrategy is the compaction strategy of loop_control: unset
+// values keep the defaults.
+func compactionStrategy(lc config.LoopControl) compaction.StrategyOptions {
+	s := compaction.StrategyOptions{ReservedContextSize: lc.ReservedContextSize}
+	if lc.CompactionTriggerRatio != nil {
+		s.TriggerRatio = *lc.CompactionTriggerRatio
+	}
+	return s
 }
 
 // profileSetup is a new session's profile and system prompt.
@@ -88,10 +108,11 @@ type profileSetup struct {
 
 // resolveProfile loads the agent files, picks the main agent's profile
 // (--agent, else the one --agent-file defines, else the default) and
-// renders its system prompt (spec 05 §8). The prompt context is gathered
-// while the profiles load. Warnings go to warn.
-func resolveProfile(ctx context.Context, o *options, env osenv.Env, cfg *config.Config, home, workDir string,
-	addDirs []string, warn func(string)) (profileSetup, error) {
+// renders its system prompt (spec 05 §8). builtin returns the built-in
+// profiles (startBuiltinProfiles). The prompt context is gathered while
+// the profiles load. Warnings go to warn.
+func resolveProfile(ctx context.Context, o *options, builtin func() (*profile.Catalog, error), env osenv.Env,
+	cfg *config.Config, home, workDir string, addDirs []string, warn func(string)) (profileSetup, error) {
 	type gathered struct {
 		pc       profile.PromptContext
 		warnings []profile.Warning
@@ -104,7 +125,7 @@ func resolveProfile(ctx context.Context, o *options, env osenv.Env, cfg *config.
 		pc, warnings, err := profile.PrepareContext(ctx, env, workDir, addDirs, home)
 		pcDone <- gathered{pc, warnings, err}
 	}()
-	catalog, prof, err := loadProfile(o, env, cfg, home, workDir, warn)
+	catalog, prof, err := loadProfile(o, builtin, env, cfg, home, workDir, warn)
 	g := <-pcDone
 	if err != nil {
 		return profileSetup{}, err
@@ -128,9 +149,9 @@ func resolveProfile(ctx context.Context, o *options, env osenv.Env, cfg *config.
 
 // loadProfile builds the session's profile catalog, the built-in profiles
 // with the agent files, and resolves the main agent's profile in it.
-func loadProfile(o *options, env osenv.Env, cfg *config.Config, home, workDir string,
-	warn func(string)) (*profile.Catalog, *profile.Profile, error) {
-	builtin, err := profile.Builtin()
+func loadProfile(o *options, builtinCatalog func() (*profile.Catalog, error), env osenv.Env, cfg *config.Config,
+	home, workDir string, warn func(string)) (*profile.Catalog, *profile.Profile, error) {
+	builtin, err := builtinCatalog()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load the built-in profiles: %w", err)
 	}
@@ -218,4 +239,23 @@ type dismissQuestions struct{}
 // AskQuestions implements tools.QuestionAsker.
 func (dismissQuestions) AskQuestions(context.Context, tools.QuestionRequest) (map[string]string, error) {
 	return nil, nil
+}
+
+// startBuiltinProfiles parses the built-in profiles on their own
+// goroutine and returns a function that waits for the result. They depend
+// on nothing the run loads, and parsing them (YAML and templates) is the
+// largest piece of CPU work before the session opens, so it overlaps the
+// configuration load instead of following it.
+func startBuiltinProfiles() func() (*profile.Catalog, error) {
+	done := make(chan struct{})
+	var c *profile.Catalog
+	var err error
+	go func() {
+		defer close(done)
+		c, err = profile.Builtin()
+	}()
+	return func() (*profile.Catalog, error) {
+		<-done
+		return c, err
+	}
 }

@@ -70,7 +70,7 @@ func (r *printRun) prepare(ctx context.Context, resume bool) error {
 	}
 	plan := &agentPlan{env: osenv.NewLocal(osenv.LocalOptions{Cwd: r.workDir}), home: r.home,
 		workDir: r.workDir, localDirs: local.AdditionalDirs, addDirs: addDirs, slot: &modelSlot{},
-		logs: r.logs, logger: r.logger}
+		logs: r.logs, logger: r.logger, loop: r.cfg.LoopControl}
 	plan.rules = permissionRules(append(append([]config.PermissionRule(nil), r.cfg.Permission...), local.Rules...),
 		func(m string) { r.warn(m, true) })
 	r.plan = plan
@@ -78,19 +78,30 @@ func (r *printRun) prepare(ctx context.Context, resume bool) error {
 		return err
 	}
 	if resume {
-		def, err := profile.Resolve("")
+		builtin, err := r.builtin()
+		var def *profile.Profile
+		if err == nil {
+			def, err = builtin.Resolve("")
+		}
 		if err != nil {
 			return fmt.Errorf("load the default profile: %w", err)
 		}
 		plan.active = tools.ActiveTools{Names: def.Tools, Disallowed: def.DisallowedTools}
 		return nil
 	}
-	ps, err := resolveProfile(ctx, r.o, plan.env, r.cfg, r.home, r.workDir, union(local.AdditionalDirs, addDirs),
+	ps, err := resolveProfile(ctx, r.o, r.builtin, plan.env, r.cfg, r.home, r.workDir, union(local.AdditionalDirs, addDirs),
 		func(m string) { r.warn(m, true) })
 	if err != nil {
 		return err
 	}
 	plan.active = tools.ActiveTools{Names: ps.profile.Tools, Disallowed: ps.profile.DisallowedTools}
+	plan.refreshPrompt = func(ctx context.Context) (string, error) { // after a compaction (spec 03 §6.14)
+		pc, _, err := profile.PrepareContext(ctx, plan.env, r.workDir, union(local.AdditionalDirs, addDirs), r.home)
+		if err != nil {
+			return "", err
+		}
+		return ps.profile.SystemPrompt(pc)
+	}
 	plan.config = agent.Config{Cwd: r.workDir, ModelAlias: r.model.Alias, ProfileName: ps.profile.Name,
 		SubagentNames: ps.subagents, ThinkingEffort: r.model.InitialThinking(), SystemPrompt: ps.prompt}
 	return nil
