@@ -25,12 +25,37 @@
 //   - Resume and the post-replay phase (resume.go): replay calls only
 //     apply; afterwards calls left open are closed once, as ordinary
 //     records. BuildReplay previews the UI stream over a read-only copy.
+//     Resume builds the UI replay stream only when ResumeOptions.Cards
+//     asks (limited by CardTurns) and keeps no card afterwards. Without
+//     cards it replays with records.ReplayOptions.Supersede: the tool
+//     outputs before the last context.apply_compaction that carries
+//     keptUserMessageCount arrive empty and their blobs are never read
+//     (dropsToolResults says why no state after that record can depend on
+//     them). Every record is still applied in order, so everything else
+//     derived from history records (the turn counter, message sequence
+//     numbers, deferred messages, the user messages a compaction keeps)
+//     is rebuilt exactly; only a tool output before that compaction that
+//     would not decode no longer fails the resume.
 //   - the configuration state and config.update (config.go); the usage
 //     recorder and usage.record (usage.go); the status event and the event
 //     fan-out that contains a sink's panic (events.go);
 //   - the model request choke point (generate.go): llm.request and
 //     llm.tools_snapshot observability records, and a flush of every
 //     record before the request is sent;
+//   - the host of full compaction (compaction.go): unless
+//     Options.Compactor replaces it, the agent builds a
+//     compaction.FullCompaction configured by Options.Compaction and hands
+//     it to TurnFlow as its compactor; compactionHost adapts the agent to
+//     the collaborator interfaces of agent/compaction (history under the
+//     state lock, the commit path with CommitCompaction, TurnFlow, usage
+//     with session scope, events as CompactionEvent, the PreCompact and
+//     PostCompact hooks), and the model, tool table, request choke point,
+//     todo list and system prompt refresh (a changed prompt is a
+//     config.update) are the agent's own. Compact and CancelCompaction are
+//     the manual entry points (the TUI's /compact, print mode); Close
+//     stops a running compaction. full_compaction.begin/cancel/complete
+//     restore nothing; context.apply_compaction is applied by history,
+//     live and on resume.
 //   - the wiring of TurnFlow's collaborators (agent.go, tools.go):
 //     history views, the tool table, the result budget, and the per-request
 //     model snapshot; NextRequest and State for inspection (request.go);
@@ -40,9 +65,9 @@
 // result budget (agent/turn); the conversation's facts and projection
 // (agent/history); storage, blobs and migrations (agent/records); the
 // replay cards (agent/replay); the policy chain, rules and approval flow
-// (agent/permission); compaction, goals, plans, injections, background
-// tasks and hooks, which plug in through the small interfaces of agent/turn
-// as they arrive.
+// (agent/permission); when and how to compact (agent/compaction); goals,
+// plans, injections, background tasks and hooks, which plug in through the
+// small interfaces of agent/turn as they arrive.
 //
 // Durability (ERRATA 6): records are flushed when a prompt is accepted,
 // before every model request, before a tool runs and at turn end; a turn is
@@ -68,6 +93,35 @@
 //     TestResumeFromFileLog on a real file).
 //   - The replay stream matches history (resume_test.go S53, S59;
 //     replay_test.go S61–S64).
+//   - A resume without cards reaches exactly the state of the full one:
+//     ExpectResumeMatches checks both against the live agent in every
+//     scenario, and resume_supersede_test.go checks them against each
+//     other across record mixes (TestResumeWithoutCardsAgrees,
+//     FuzzResumeWithoutCardsAgrees) and shows the elision happens
+//     (TestResumeWithoutCardsSkipsSupersededToolOutputs).
 //   - A flush failure fails the prompt or the turn and nothing is sent to
 //     the model undurably (durability_test.go).
+//   - Compaction is a record: resume rebuilds a compacted history without
+//     calling the model, a round that died (begin without complete)
+//     leaves the previous history intact and usable, and a cancelled,
+//     failed or closed compaction leaves history byte-identical
+//     (compaction_manual_test.go: TestCompactManualWithInstructionAndResume,
+//     TestCompactCrashDuringRoundKeepsHistory,
+//     TestCompactCancelLeavesHistoryByteIdentical,
+//     TestCompactContextCancelStopsTheRound, TestCloseStopsARunningCompaction;
+//     TestCompactDefersInput and
+//     TestCompactDeferredPromptBlockedByHookKeepsTheTurnCount for input
+//     that waits for a compaction).
+//   - The turn-level compaction scenarios of spec 03 §8, by id, over the
+//     strict fake server (compaction_test.go): S38, S39, S50 (the overflow
+//     test: a real context-length 400, compact, retry, finish), S51, S52,
+//     S56, S58, S59 (cancel while blocked leaves history byte-identical),
+//     S61. Bad summaries and failing summarisers end in their ladder step
+//     with a clear event and never lose history, and a summary larger than
+//     history never loops (compaction_badinput_test.go). The long session
+//     (longsession_test.go, TestCompactionLongSession): 300 tool round
+//     trips through a 32,000-token window that the server enforces, no
+//     request over it, the last prompt and open todo list kept, resume
+//     matching, and the estimate's error against reported usage logged
+//     and held under 10 %.
 package agent

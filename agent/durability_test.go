@@ -120,7 +120,7 @@ func TestResumeFromFileLog(t *testing.T) {
 
 	b := agent.New(agent.Options{Provider: model, Persistence: open(), HomeDir: dir})
 	defer b.Close(ctx)
-	if _, err := b.Resume(ctx); err != nil {
+	if _, err := b.Resume(ctx, agent.ResumeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(want, b.State(ctx), cmpopts.EquateEmpty()); d != "" {

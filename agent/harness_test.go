@@ -22,8 +22,8 @@ import (
 // host adapts *agent.Agent to agenttest.Host.
 type host struct{ *agent.Agent }
 
-func (h host) Resume(ctx context.Context) (string, []replay.Card, error) {
-	r, err := h.Agent.Resume(ctx)
+func (h host) Resume(ctx context.Context, cards bool) (string, []replay.Card, error) {
+	r, err := h.Agent.Resume(ctx, agent.ResumeOptions{Cards: cards})
 	return r.Warning, r.Cards, err
 }
 
@@ -46,7 +46,8 @@ func optionsFor(s agenttest.Setup) agent.Options {
 	o := agent.Options{Provider: s.Provider, Capability: s.Capability, Budget: s.Budget,
 		Config: agent.Config{SystemPrompt: s.SystemPrompt}, Tools: s.Tools, Env: s.Env, HomeDir: s.HomeDir,
 		Persistence: s.Persistence, Permission: s.Permission, Gate: s.Gate, Hooks: s.Hooks, LoopControl: s.LoopControl, Loop: s.Loop,
-		Events: s.Events, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID}
+		Events: s.Events, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID,
+		Compaction: agent.CompactionOptions{Strategy: s.Compaction, SystemPrompt: s.RefreshSystemPrompt}}
 	if s.ToolManager != nil {
 		env := s.Env
 		o.NewToolManager = func(c tools.StoreCommitter) *tools.Manager { return s.ToolManager(env, c) }

@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
+	"github.com/kimigo/kimigo/agent/turn"
 )
 
 // ResumeResult is what Resume restored besides the state itself.
@@ -14,10 +16,25 @@ type ResumeResult struct {
 	// Warning is set when the log was written by a newer protocol version
 	// and replayed unmigrated.
 	Warning string
-	// Cards are the replay stream of the whole log, for the UI.
+	// Cards are the replay stream ResumeOptions.Cards asked for, for the
+	// UI; nil when it asked for none.
 	Cards []replay.Card
 	// Records counts the records replayed.
 	Records int
+}
+
+// ResumeOptions say what a resume builds besides the agent's state.
+type ResumeOptions struct {
+	// Cards asks for the UI replay stream (spec 02 §6.12). Without it no
+	// card is built: a caller without a UI (print mode, a subagent) pays
+	// nothing for the stream, and the replay hands over empty the tool
+	// outputs that the last full compaction dropped (dropsToolResults),
+	// so they are neither decoded nor their blobs read. The agent keeps no
+	// card after Resume returns either way.
+	Cards bool
+	// CardTurns keeps the cards of the last *CardTurns user turns (spec
+	// 02 §6.13, replay.LimitByTurns); nil keeps every card.
+	CardTurns *int
 }
 
 // Resume rebuilds the agent from its records (spec 02 §6.14). Replay calls
@@ -27,30 +44,41 @@ type ResumeResult struct {
 // the next resume restores them), and input buffered before the process
 // stopped is dropped. The next prompt continues the turn numbering. Call it
 // once, on a new agent, before anything else.
-func (a *Agent) Resume(ctx context.Context) (ResumeResult, error) {
-	b := replay.NewBuilder(replay.Range{})
-	res, stopped, err := a.replay(ctx, b)
-	if err != nil || stopped {
+func (a *Agent) Resume(ctx context.Context, opts ResumeOptions) (ResumeResult, error) {
+	var b *replay.Builder
+	if opts.Cards {
+		b = replay.NewBuilder(replay.Range{})
+	}
+	res, _, err := a.replay(ctx, b)
+	if err != nil {
 		return res, err
 	}
 	if err := a.finishResume(ctx); err != nil {
 		return res, err
 	}
 	a.mu.Lock()
-	res.Cards, a.cards = b.Cards(), nil
+	if b != nil {
+		// A copy, so that the cards cut off do not stay reachable.
+		res.Cards = slices.Clone(replay.LimitByTurns(b.Cards(), opts.CardTurns))
+	}
+	a.cards = nil
 	a.mu.Unlock()
 	return res, nil
 }
 
-// replay applies every record of the log, feeding b. It reports whether b
-// stopped the replay early (a complete range).
+// replay applies every record of the log, feeding b when it is not nil.
+// It reports whether b stopped the replay early (a complete range).
 func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bool, error) {
 	var res ResumeResult
 	stopped := false
 	a.mu.Lock()
 	a.cards = b
 	a.mu.Unlock()
-	warning, err := a.log.Replay(ctx, func(rec records.Record) error {
+	var opts records.ReplayOptions
+	if b == nil { // cards show tool outputs; without cards none before the last compaction is read
+		opts.Supersede = &records.Supersede{Type: records.Type(history.TypeApplyCompaction), Accept: dropsToolResults}
+	}
+	warning, err := a.log.ReplayWith(ctx, opts, func(rec records.Record) error {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		res.Records++
@@ -60,7 +88,7 @@ func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bo
 			}
 			return fmt.Errorf("restore %s record: %w", rec.Type, err)
 		}
-		if b.Done() {
+		if b != nil && b.Done() {
 			stopped = true
 			return records.ErrStopReplay
 		}
@@ -79,6 +107,28 @@ func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bo
 		return res, false, fmt.Errorf("resume agent: %w", err)
 	}
 	return res, stopped, nil
+}
+
+// dropsToolResults reports whether the context.apply_compaction record rec
+// leaves no tool result of the history before it (spec 02 §5 step 8): a
+// record with keptUserMessageCount rebuilds history from the kept real
+// user inputs (role user) and the summary, and sets the token count from
+// tokensAfter or from those alone. Without keptUserMessageCount a legacy
+// record may keep a verbatim tail, tool results included. A record that
+// does not decode is not accepted (its replay fails as stored).
+//
+// So the outputs of the tool results before such a record reach nothing
+// the resumed agent keeps: they only fill tool messages and token
+// estimates that the record discards, and no apply outside history reads
+// them. The replay hands them over empty (records.ReplayOptions), which
+// spares decoding them and reading their blobs.
+func dropsToolResults(rec records.Record) bool {
+	p, err := history.DecodeRecord(history.TypeApplyCompaction, rec.Fields())
+	if err != nil {
+		return false
+	}
+	r, ok := p.(history.ApplyCompactionRecord)
+	return ok && r.KeptUserMessageCount != nil
 }
 
 // finishResume is the post-replay phase (spec 02 §6.14 step 3).
@@ -111,7 +161,7 @@ func (a *Agent) finishResume(ctx context.Context) error {
 // records are not rewritten, and nothing the resume would append reaches
 // it), and a range that completes early stops reading.
 func BuildReplay(ctx context.Context, p records.Persistence, r replay.Range) ([]replay.Card, error) {
-	a := New(Options{Persistence: readOnly{p}, KeepOldRecordFormat: true})
+	a := New(Options{Persistence: readOnly{p}, KeepOldRecordFormat: true, Compactor: turn.NoCompaction{}})
 	defer func() { _ = a.turns.Close(ctx) }() // no turn ever ran; the persistence is not ours to close
 	b := replay.NewBuilder(r)
 	_, stopped, err := a.replay(ctx, b)

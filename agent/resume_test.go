@@ -192,7 +192,7 @@ func TestResumeS56TurnCounter(t *testing.T) {
 		p := records.NewMemory(records.MemoryOptions{Records: recs})
 		a := agent.New(agent.Options{Provider: model, Persistence: p})
 		defer a.Close(context.WithoutCancel(t.Context()))
-		if _, err := a.Resume(t.Context()); err != nil {
+		if _, err := a.Resume(t.Context(), agent.ResumeOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		l, err := a.Prompt(t.Context(), text("next"), nil)

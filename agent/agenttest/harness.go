@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
@@ -35,8 +37,10 @@ type Host interface {
 	CurrentTurnID() int
 	History() []history.Message
 	TokenCount() int
-	// Resume restores the agent from its records.
-	Resume(ctx context.Context) (warning string, cards []replay.Card, err error)
+	// Resume restores the agent from its records, with the UI replay
+	// stream when cards is set; without it the resume skips what only the
+	// stream needs (the print-mode resume), and returns no cards.
+	Resume(ctx context.Context, cards bool) (warning string, replayCards []replay.Card, err error)
 	// NextRequest is the JSON of the request the next step would send.
 	NextRequest(ctx context.Context) ([]byte, error)
 	// State is the restorable state, compared with go-cmp.
@@ -65,11 +69,15 @@ type Setup struct {
 	// ToolManager, when set, builds the agent's tool manager on env.
 	ToolManager func(env osenv.Env, c tools.StoreCommitter) *tools.Manager
 	LoopControl func() turn.LoopControl
-	Loop        loop.Options
-	Events      turn.EventSink
-	Logger      *slog.Logger
-	Now         func() time.Time
-	NewUUID     func() string
+	// Compaction is the full compaction's strategy; RefreshSystemPrompt, when
+	// set, re-renders the system prompt after a compaction.
+	Compaction          compaction.StrategyOptions
+	RefreshSystemPrompt func(ctx context.Context) (string, error)
+	Loop                loop.Options
+	Events              turn.EventSink
+	Logger              *slog.Logger
+	Now                 func() time.Time
+	NewUUID             func() string
 }
 
 // Factory builds a Host from a Setup.
@@ -185,6 +193,20 @@ func HookRunner(r turn.HookRunner) Option { return func(h *Harness) { h.setup.Ho
 func LoopControl(lc turn.LoopControl) Option {
 	return func(h *Harness) { h.setup.LoopControl = func() turn.LoopControl { return lc } }
 }
+
+// Compaction sets the full compaction's strategy.
+func Compaction(o compaction.StrategyOptions) Option {
+	return func(h *Harness) { h.setup.Compaction = o }
+}
+
+// RefreshSystemPrompt makes the agent re-render its system prompt with f
+// after every compaction.
+func RefreshSystemPrompt(f func(ctx context.Context) (string, error)) Option {
+	return func(h *Harness) { h.setup.RefreshSystemPrompt = f }
+}
+
+// Clock replaces the harness's fixed clock.
+func Clock(now func() time.Time) Option { return func(h *Harness) { h.setup.Now = now } }
 
 // Capability sets the model capability (nil: unknown).
 func Capability(c *llm.Capability) Option { return func(h *Harness) { h.setup.Capability = c } }
@@ -343,14 +365,19 @@ func (h *Harness) onEvent(ev turn.Event) {
 }
 
 // Trace is the interleaved trace of records and events so far, one per
-// line, for golden files.
+// line, for golden files. Stream timings ("llm…Ms") are measurements, some
+// taken with the real clock inside llm.Generate, so the trace shows them
+// as 0: a golden file pins behaviour, not speed.
 func (h *Harness) Trace() []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []byte
 	for _, l := range h.trace {
-		out = append(out, l...)
+		out = append(out, streamTiming.ReplaceAll([]byte(l), []byte("${1}0"))...)
 		out = append(out, '\n')
 	}
 	return out
 }
+
+// streamTiming matches one stream timing field of a record or an event.
+var streamTiming = regexp.MustCompile(`("llm[A-Za-z]*Ms":)[0-9]+`)

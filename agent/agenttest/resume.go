@@ -26,28 +26,73 @@ import (
 // configuration, tool store and table, usage, turn counter, and the
 // permission Data — mode and effective rules — and session approvals) and
 // build a byte-identical next request. The agent under test must be idle.
+//
+// It resumes twice: with the replay stream (the UI's resume, whose
+// Resumed it returns) and without it (print mode's, which hands the tool
+// outputs a later compaction drops over empty, see agent.ResumeOptions);
+// both must match.
 func (h *Harness) ExpectResumeMatches() *Resumed {
 	h.t.Helper()
-	ctx := context.WithoutCancel(h.t.Context())
 	if h.host.HasActiveTurn() {
 		h.t.Fatal("ExpectResumeMatches: a turn is still running")
 	}
 	r := h.Resume(h.store.Records())
+	h.expectMatchesLive("resumed", r)
+	h.expectMatchesLive("resumed without cards", h.ResumeWithoutCards(h.store.Records()))
+	return r
+}
+
+// expectMatchesLive compares r, named what in failures, with the agent
+// under test.
+func (h *Harness) expectMatchesLive(what string, r *Resumed) {
+	h.t.Helper()
+	ctx := context.WithoutCancel(h.t.Context())
 	if n := len(r.Store.Records()); n != r.replayed {
-		h.t.Errorf("resume appended %d records:\n%v", n-r.replayed, r.Store.Records()[r.replayed:])
+		h.t.Errorf("%s: resume appended %d records:\n%v", what, n-r.replayed, r.Store.Records()[r.replayed:])
 	}
 	if d := cmp.Diff(h.host.State(ctx), r.Agent.State(ctx), stateOpts...); d != "" {
-		h.t.Errorf("resumed state differs (-live +resumed):\n%s", d)
+		h.t.Errorf("%s state differs (-live +%s):\n%s", what, what, d)
 	}
 	live, lerr := h.host.NextRequest(ctx)
 	resumed, rerr := r.Agent.NextRequest(ctx)
 	switch {
 	case (lerr == nil) != (rerr == nil):
-		h.t.Errorf("next request: live error %v, resumed error %v", lerr, rerr)
+		h.t.Errorf("%s: next request: live error %v, resumed error %v", what, lerr, rerr)
 	case lerr == nil && string(live) != string(resumed):
-		h.t.Errorf("next request differs:\nlive:    %s\nresumed: %s", live, resumed)
+		h.t.Errorf("%s: next request differs:\nlive:    %s\nresumed: %s", what, live, resumed)
 	}
-	return r
+}
+
+// ExpectResumesAgree proves, for any log recs (no live agent needed), that
+// the resume without the replay stream reaches exactly the state of the
+// one with it: state, next request, and the records the resume appended.
+// It returns the resume with cards.
+func (h *Harness) ExpectResumesAgree(recs []records.Record) *Resumed {
+	h.t.Helper()
+	ctx := context.WithoutCancel(h.t.Context())
+	full, bare := h.Resume(recs), h.ResumeWithoutCards(recs)
+	if d := cmp.Diff(full.Agent.State(ctx), bare.Agent.State(ctx), stateOpts...); d != "" {
+		h.t.Errorf("state differs (-with cards +without):\n%s", d)
+	}
+	fr, ferr := full.Agent.NextRequest(ctx)
+	br, berr := bare.Agent.NextRequest(ctx)
+	switch {
+	case (ferr == nil) != (berr == nil):
+		h.t.Errorf("next request: error %v with cards, %v without", ferr, berr)
+	case ferr == nil && string(fr) != string(br):
+		h.t.Errorf("next request differs:\nwith cards: %s\nwithout:    %s", fr, br)
+	}
+	appended := func(r *Resumed) []string {
+		var out []string
+		for _, rec := range r.Store.Records()[r.replayed:] {
+			out = append(out, string(rec.Type)+" "+string(rec.Fields()))
+		}
+		return out
+	}
+	if d := cmp.Diff(appended(full), appended(bare)); d != "" {
+		h.t.Errorf("appended records differ (-with cards +without):\n%s", d)
+	}
+	return full
 }
 
 // stateOpts compare states: empty and nil collections are equal.
@@ -70,9 +115,22 @@ type Resumed struct {
 }
 
 // Resume builds a fresh agent on recs the way ExpectResumeMatches does
-// and resumes it, failing the test if the resume fails, emits an event or
-// touches the OS. The agent is closed when the test ends.
+// and resumes it with the replay stream, failing the test if the resume
+// fails, emits an event or touches the OS. The agent is closed when the
+// test ends.
 func (h *Harness) Resume(recs []records.Record) *Resumed {
+	h.t.Helper()
+	return h.resume(recs, true)
+}
+
+// ResumeWithoutCards is Resume without the replay stream, the way print
+// mode resumes; its Cards are nil.
+func (h *Harness) ResumeWithoutCards(recs []records.Record) *Resumed {
+	h.t.Helper()
+	return h.resume(recs, false)
+}
+
+func (h *Harness) resume(recs []records.Record, withCards bool) *Resumed {
 	h.t.Helper()
 	ctx := context.WithoutCancel(h.t.Context())
 	r := &Resumed{Store: records.NewMemory(records.MemoryOptions{Records: recs}), Env: osenvtest.DenyOver(h.env),
@@ -94,7 +152,7 @@ func (h *Harness) Resume(recs []records.Record) *Resumed {
 	s.Events = turn.EventFunc(events.add)
 	r.Agent = h.factory(s)
 	h.t.Cleanup(func() { _ = r.Agent.Close(ctx) }) // the copy is in memory
-	warning, cards, err := r.Agent.Resume(ctx)
+	warning, cards, err := r.Agent.Resume(ctx, withCards)
 	if err != nil {
 		h.t.Fatalf("resume: %v", err)
 	}
