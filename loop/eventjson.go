@@ -127,7 +127,9 @@ func DecodeRecordedEvent(data []byte) (RecordedEvent, error) {
 	var head struct {
 		Type EventType `json:"type"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
+	if t, ok := leadingType(data); ok {
+		head.Type = t
+	} else if err := json.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("decode loop event: %w", err)
 	}
 	var (
@@ -142,7 +144,7 @@ func DecodeRecordedEvent(data []byte) (RecordedEvent, error) {
 	case TypeToolCall:
 		ev, err = decodeAs[ToolCallEvent](data)
 	case TypeToolResult:
-		ev, err = decodeAs[ToolResultEvent](data)
+		ev, err = decodeToolResultEvent(data)
 	case TypeStepEnd:
 		ev, err = decodeAs[StepEndEvent](data)
 	default:
@@ -158,4 +160,45 @@ func decodeAs[T any](data []byte) (T, error) {
 	var v T
 	err := json.Unmarshal(data, &v)
 	return v, err
+}
+
+// leadingType reads the type of an event in the shape MarshalJSON writes,
+// {"type":"<recorded type>",…}, without scanning the rest, which can be a
+// large tool output: resuming a long session decodes thousands of them.
+// Anything else reports false and is decoded in full. (A record with a
+// second top-level "type" key, which no writer produces, is read by its
+// first.)
+func leadingType(data []byte) (EventType, bool) {
+	const prefix = `{"type":"`
+	rest, ok := bytes.CutPrefix(data, []byte(prefix))
+	if !ok {
+		return "", false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return "", false
+	}
+	switch t := EventType(rest[:end]); t {
+	case TypeStepBegin, TypeContentPart, TypeToolCall, TypeToolResult, TypeStepEnd:
+		return t, true
+	}
+	return "", false
+}
+
+// decodeToolResultEvent reads the recorded shape of a tool result; the
+// result is decoded in the same pass, not handed to ToolResult's
+// UnmarshalJSON, for which encoding/json would scan it twice more.
+func decodeToolResultEvent(data []byte) (ToolResultEvent, error) {
+	var aux struct {
+		ParentUUID string         `json:"parentUuid"`
+		ToolCallID string         `json:"toolCallId"`
+		Result     toolResultJSON `json:"result"`
+		TraceID    string         `json:"traceId,omitempty"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return ToolResultEvent{}, err
+	}
+	r := aux.Result
+	return ToolResultEvent{ParentUUID: aux.ParentUUID, ToolCallID: aux.ToolCallID, TraceID: aux.TraceID,
+		Result: ToolResult{Output: r.Output, IsError: r.IsError, Note: r.Note, Truncated: r.Truncated}}, nil
 }

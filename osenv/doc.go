@@ -19,7 +19,9 @@
 //     ScanTextFile (line count, endings, NUL, strict UTF-8 in 64 KiB
 //     chunks), ReadLineRange (skips by counting newlines), ReadTailLines
 //     (reads backwards from EOF), ReadLines and ReadHead; and
-//     WriteFileAtomic (temp file + rename, atomic.go).
+//     WriteFileAtomic (temp file + rename, atomic.go);
+//   - ErrnoName (errno.go), the symbolic name of the errno an error wraps
+//     ("ENOSPC"), so messages about failed writes can name it.
 //
 // It does not own: path policy, sensitive files or anything about tools
 // (package tools). It imports nothing from kimigo but internal/bug.
@@ -37,4 +39,5 @@
 //     keep memory bounded by the chunk and line limits (textfile_test.go).
 //   - WriteFileAtomic never leaves a partial or temporary file behind
 //     (local_test.go TestWriteFileAtomic).
+//   - ErrnoName finds the errno through any wrapping (errno_test.go).
 package osenv

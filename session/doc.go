@@ -10,8 +10,13 @@
 //     owners) and logs/kimigo.log;
 //   - work-dir keys and id validation (workdir.go);
 //   - the append-only index (index.go): folding its lines, appends with
-//     one O_APPEND write, and Reindex (reindex.go), which rebuilds missing
-//     or stale lines from the session directories;
+//     one O_APPEND write, corrupt lines skipped and copied to
+//     session_index.jsonl.quarantine, Reindex (reindex.go), which rebuilds
+//     missing or stale lines from the session directories (state.json,
+//     else the cwd in the main agent's records), and RepairIndex
+//     (index_repair.go), kimigo doctor's repair, the one rewrite of the
+//     index: corrupt lines out (their bytes kept in the side file), then
+//     Reindex;
 //   - state.json (state.go): whole-file atomic writes, unknown fields kept;
 //     the title and lastPrompt of a prompt, sanitized (title.go);
 //   - lookups and listings (summary.go): Get, Find (the work dir's bucket
@@ -20,8 +25,14 @@
 //     open;
 //   - the debug export ZIP (export.go);
 //   - Session (session.go): Create, Resume (by id, refusing another work
-//     dir), Continue (the work dir's latest, else a new one); it opens the
-//     main agent's records in agents/main and restores the agent from them.
+//     dir or a log of a newer kimigo), Continue (the work dir's latest,
+//     else a new one); it opens the main agent's records in agents/main
+//     and restores the agent from them, and keeps what the user must hear:
+//     Warnings (corrupt record lines quarantined while resuming) and
+//     WriteError (the last failed records write, file and errno). The UI
+//     replay stream is built only when Options.Cards asks (the last
+//     CardTurns user turns) and is handed over once by TakeReplayCards:
+//     the session never keeps cards, and print mode builds none.
 //
 // It does not own: reading configuration, resolving models, profiles or
 // tools — the caller passes an Options.Agent function that returns them
@@ -57,6 +68,10 @@
 //     TestResumeRefusesInvalidState); unknown fields survive updates.
 //   - Keys, ids and listing order follow the spec (workdir_test.go S66,
 //     store_test.go TestListOrderAndLatest, session_test.go S33).
+//   - Listing reads the index and state.json files, never a record log:
+//     a log's modification time is all it takes from it, so listing stays
+//     fast however large the sessions (listing_test.go
+//     TestListingNeverReadsLogs).
 //   - A session is open in at most one place; a refused open writes
 //     nothing (lock_test.go S69, TestSessionOpensOnceInProcess), and a
 //     session from another work dir is refused with the cd hint and no
@@ -64,7 +79,21 @@
 //   - A resumed or continued session sends exactly the request the
 //     previous run would have sent next, also after an interrupted run
 //     (session_test.go TestResumeAndContinueKeepTheConversation,
-//     TestCloseMidTurnResumes).
+//     TestCloseMidTurnResumes), with or without the replay stream; the
+//     cards are handed over once and only when asked for (same test).
+//   - A failed records write (disk full, quota, I/O error) fails the
+//     prompt or turn at once, WriteError names the file and the errno,
+//     and the next prompt goes through once the disk recovers
+//     (robust_test.go TestSessionSurvivesWriteFailures, with
+//     osenvtest.FaultFS).
+//   - A corrupt line in the middle of the records does not stop a resume:
+//     it is quarantined, reported, and the call it left unanswered is
+//     closed so the next request is valid (TestResumeQuarantinesACorruptLine).
+//   - A log of a newer kimigo is refused with CodeLogTooNew and nothing in
+//     the data root changes (TestResumeRefusesALogFromANewerKimigo).
+//   - Corrupt index lines cost only themselves and are kept in the side
+//     file once; RepairIndex takes them out and rebuilds lost entries,
+//     also from the records when state.json is gone (TestRepairIndex).
 //   - Titles and lastPrompt carry no secrets (title_test.go, session_test.go
 //     S34); the export holds the manifest, the session's files and the
 //     global log in spec order and changes nothing (export_test.go S35).

@@ -3,6 +3,8 @@ package session
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kimigo/kimigo/agent/records"
 )
 
 // Code is the wire code of a session error (spec 02 §6.15); UIs and the
@@ -20,6 +22,7 @@ const (
 	CodeExportNotFound  Code = "session.export_not_found"
 	CodeInUse           Code = "session.in_use"
 	CodeWorkDirMismatch Code = "session.work_dir_mismatch"
+	CodeLogTooNew       Code = "session.log_too_new"
 )
 
 // Sentinels for errors.Is; every *Error matches the one of its Code.
@@ -33,6 +36,7 @@ var (
 	ErrExportNotFound  = errors.New("session has no exportable directory")
 	ErrInUse           = errors.New("session is open in another process")
 	ErrWorkDirMismatch = errors.New("session belongs to another work dir")
+	ErrLogTooNew       = errors.New("session was written by a newer kimigo")
 )
 
 // Error is a session failure that callers may branch on (by Code or with
@@ -50,6 +54,8 @@ type Error struct {
 	WorkDir string
 	// Holder describes who holds the lock of a CodeInUse ("pid 42").
 	Holder string
+	// Version is the records protocol of a CodeLogTooNew log.
+	Version string
 	// Err is the cause, or nil.
 	Err error
 }
@@ -78,6 +84,9 @@ func (e *Error) Error() string {
 			holder += " (" + e.Holder + ")"
 		}
 		return fmt.Sprintf("session %s is open in %s: lock file %s is held", e.ID, holder, e.Path)
+	case CodeLogTooNew:
+		return fmt.Sprintf("session %s was written by a newer kimigo: %s has records protocol %s, this kimigo reads up to %s",
+			e.ID, e.Path, e.Version, records.ProtocolVersion)
 	}
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %v", e.Code, e.Err)
@@ -91,13 +100,24 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is matches the sentinel of e's Code.
 func (e *Error) Is(target error) bool { return target != nil && target == sentinel(e.Code) }
 
-// Hint is the command that resumes the session where it belongs, for a
-// CodeWorkDirMismatch (spec 06 §1.4): cd "<dir>" && kimigo -r <id>.
+// Hint says what to do about the error, "" when there is nothing to say.
+// For a CodeWorkDirMismatch it is the command that resumes the session
+// where it belongs (spec 06 §1.4): cd "<dir>" && kimigo -r <id>.
 func (e *Error) Hint() string {
-	if e.Code != CodeWorkDirMismatch {
-		return ""
+	switch e.Code {
+	case CodeWorkDirMismatch:
+		return fmt.Sprintf("cd %q && %s", e.WorkDir, ResumeCommand(e.ID))
+	case CodeInUse:
+		who := "the other kimigo"
+		if e.Holder != "" {
+			who += " (" + e.Holder + ")"
+		}
+		return fmt.Sprintf("wait for %s to finish, or stop it, then run the command again; "+
+			"one session is written by one process at a time", who)
+	case CodeLogTooNew:
+		return "upgrade kimigo to resume this session; this kimigo left it untouched"
 	}
-	return fmt.Sprintf("cd %q && %s", e.WorkDir, ResumeCommand(e.ID))
+	return ""
 }
 
 func sentinel(c Code) error {
@@ -120,6 +140,8 @@ func sentinel(c Code) error {
 		return ErrInUse
 	case CodeWorkDirMismatch:
 		return ErrWorkDirMismatch
+	case CodeLogTooNew:
+		return ErrLogTooNew
 	}
 	return nil
 }

@@ -29,10 +29,18 @@ type indexEntry struct {
 }
 
 // index is the folded content of the index file: the live entries by id,
-// and the ids in order of their last entry.
+// the ids in order of their last entry, and the corrupt lines skipped.
 type index struct {
 	byID  map[string]indexEntry
 	order []string
+	bad   []corruptLine
+}
+
+// corruptLine is a terminated line of the index that is not JSON.
+type corruptLine struct {
+	line int    // 1-based
+	off  int64  // offset of its first byte
+	raw  []byte // its bytes, newline included
 }
 
 // parseIndex folds the lines of the index (spec 02 §6.15): unparsable
@@ -42,9 +50,21 @@ type index struct {
 // after the id are ignored.
 func parseIndex(data []byte, sessionsDir string) index {
 	idx := index{byID: map[string]indexEntry{}}
+	n, off := 0, int64(0)
 	for line := range bytes.Lines(data) {
+		n++
+		start := off
+		off += int64(len(line))
 		var l indexLine
-		if json.Unmarshal(line, &l) != nil || ValidateID(l.SessionID) != nil {
+		if err := json.Unmarshal(line, &l); err != nil {
+			// An unterminated last line may be an append in progress;
+			// it is skipped, not quarantined.
+			if bytes.HasSuffix(line, []byte("\n")) && len(bytes.TrimSpace(line)) > 0 {
+				idx.bad = append(idx.bad, corruptLine{line: n, off: start, raw: line})
+			}
+			continue
+		}
+		if ValidateID(l.SessionID) != nil {
 			continue
 		}
 		if l.Deleted {
@@ -89,12 +109,20 @@ func (idx index) entries() []indexEntry {
 }
 
 // readIndex reads and folds the index file; a missing file is empty.
+// Corrupt lines are skipped and their bytes copied to the side file
+// (quarantineIndex).
 func (s *Store) readIndex() (index, error) {
 	b, err := s.fs.ReadFile(s.indexPath())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return index{}, fmt.Errorf("read session index: %w", err)
 	}
-	return parseIndex(b, s.sessionsDir()), nil
+	idx := parseIndex(b, s.sessionsDir())
+	if len(idx.bad) > 0 {
+		if _, err := s.quarantineIndex(idx.bad); err != nil {
+			s.logger.Warn("save corrupt session index lines", "path", s.indexPath()+IndexQuarantineSuffix, "err", err)
+		}
+	}
+	return idx, nil
 }
 
 // appendIndex appends one line with a single O_APPEND write and syncs it.

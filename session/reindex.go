@@ -2,6 +2,8 @@ package session
 
 import (
 	"path/filepath"
+
+	"github.com/kimigo/kimigo/agent/records"
 )
 
 // ReindexResult counts what Reindex did.
@@ -16,8 +18,9 @@ type ReindexResult struct {
 
 // Reindex rebuilds the index from the session directories (spec 02
 // §6.15): for every bucket/session directory whose work dir can be
-// recovered (state.json's workDir, else a legacy custom.cwd) and which
-// sits in that work dir's bucket, it appends an index line when the index
+// recovered (state.json's workDir, else a legacy custom.cwd, else the cwd
+// of the first config.update record of the main agent's records) and
+// which sits in that work dir's bucket, it appends an index line when the index
 // lacks the session or points elsewhere. It only appends, and it never
 // fails: what it cannot read or write is logged and skipped.
 func (s *Store) Reindex() ReindexResult {
@@ -54,14 +57,18 @@ func (s *Store) Reindex() ReindexResult {
 }
 
 func (s *Store) reindexOne(idx index, bucketName, dir, id string, res *ReindexResult) {
+	var workDir string
 	st, err := readState(s.fs, dir)
-	if err != nil {
-		s.logger.Warn("reindex: skip session", "session_id", id, "err", err)
-		return
+	if err == nil {
+		workDir = st.WorkDir
+		if workDir == "" {
+			workDir = st.legacyCwd()
+		}
+	} else {
+		s.logger.Warn("reindex: state unreadable, trying the records", "session_id", id, "err", err)
 	}
-	workDir := st.WorkDir
 	if workDir == "" {
-		workDir = st.legacyCwd()
+		workDir = s.workDirFromRecords(dir)
 	}
 	if workDir == "" || WorkDirKey(workDir) != bucketName {
 		s.logger.Warn("reindex: skip session without a matching work dir", "session_id", id, "dir", dir)
@@ -81,4 +88,29 @@ func (s *Store) reindexOne(idx index, bucketName, dir, id string, res *ReindexRe
 	} else {
 		res.Added++
 	}
+}
+
+// workDirFromRecords is the cwd of the first config.update record in the
+// main agent's records of session dir that has one, or "". It reads the
+// log only as far as that record.
+func (s *Store) workDirFromRecords(dir string) string {
+	var cwd string
+	path := filepath.Join(agentHome(dir, MainAgentID), records.LogFileName)
+	err := records.ScanFile(s.fs, path, func(rec records.Record) error {
+		if rec.Type != "config.update" {
+			return nil
+		}
+		var f struct {
+			Cwd string `json:"cwd"`
+		}
+		if records.Decode(rec, &f) == nil && f.Cwd != "" {
+			cwd = f.Cwd
+			return records.ErrStopReplay
+		}
+		return nil
+	})
+	if err != nil {
+		s.logger.Warn("reindex: read records", "path", path, "err", err)
+	}
+	return cwd
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/osenv"
@@ -54,6 +55,12 @@ type Options struct {
 	Agent func(AgentSetup) agent.Options
 	// Logger receives the session's logs; nil discards.
 	Logger *slog.Logger
+	// Cards asks a resume for the main agent's UI replay stream (spec 02
+	// §6.12), limited to the last *CardTurns user turns (§6.13; nil keeps
+	// all); TakeReplayCards hands it over once. Without Cards (print mode)
+	// no card is built.
+	Cards     bool
+	CardTurns *int
 }
 
 // Session hosts a main agent on a session directory: it holds the session
@@ -68,12 +75,17 @@ type Session struct {
 	additional []string
 	agent      *agent.Agent
 	resumed    bool
-	replay     agent.ResumeResult
+	replay     agent.ResumeResult // without its cards
 	logger     *slog.Logger
 
 	closeOnce sync.Once
 	closeErr  error
 	unlock    func() error
+
+	mu       sync.Mutex
+	writeErr error         // guarded by mu: the last failed write of the records
+	warnings []string      // guarded by mu: corrupt lines skipped while resuming
+	cards    []replay.Card // guarded by mu: the replay stream until taken
 }
 
 // Create makes a new session for opts.WorkDir and opens it.
@@ -140,9 +152,20 @@ func (o Options) check() error {
 }
 
 // open locks the session, then builds (and, resuming, restores) its main
-// agent. When the lock is held nothing is written.
+// agent. When the lock is held, or a newer kimigo wrote the records,
+// nothing is written.
 func open(ctx context.Context, opts Options, sum Summary, resuming bool) (*Session, error) {
 	store := opts.Store
+	if resuming {
+		err := records.CheckVersion(store.fs, filepath.Join(agentHome(sum.Dir, MainAgentID), records.LogFileName))
+		var ne *records.NewerVersionError
+		if errors.As(err, &ne) {
+			return nil, &Error{Code: CodeLogTooNew, ID: sum.ID, Path: ne.Path, Version: ne.Version, Err: err}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resume session %s: %w", sum.ID, err)
+		}
+	}
 	unlock, err := store.lock(sum.ID, sum.Dir)
 	if err != nil {
 		return nil, err
@@ -186,7 +209,17 @@ func (s *Session) start(ctx context.Context, opts Options) error {
 		ao = opts.Agent(setup)
 	}
 	p, err := records.OpenFile(records.FileOptions{FS: s.store.fs, Dir: setup.Home, Logger: s.logger,
-		OnError: func(err error) { s.logger.Warn("session records write failed", "err", err) }})
+		OnError: func(err error) {
+			s.logger.Warn("session records write failed", "err", err)
+			s.mu.Lock()
+			s.writeErr = err
+			s.mu.Unlock()
+		},
+		OnQuarantine: func(q records.Quarantined) {
+			s.mu.Lock()
+			s.warnings = append(s.warnings, q.String())
+			s.mu.Unlock()
+		}})
 	if err != nil {
 		return fmt.Errorf("open session %s: %w", s.id, err)
 	}
@@ -207,13 +240,14 @@ func (s *Session) start(ctx context.Context, opts Options) error {
 	if !s.resumed {
 		return nil
 	}
-	res, err := s.agent.Resume(ctx)
+	res, err := s.agent.Resume(ctx, agent.ResumeOptions{Cards: opts.Cards, CardTurns: opts.CardTurns})
 	if err != nil {
 		if cerr := s.agent.Close(context.WithoutCancel(ctx)); cerr != nil {
 			err = errors.Join(err, cerr)
 		}
 		return fmt.Errorf("resume session %s: %w", s.id, err)
 	}
+	s.cards, res.Cards = res.Cards, nil
 	s.replay = res
 	return nil
 }
@@ -258,9 +292,41 @@ func (s *Session) Agent() *agent.Agent { return s.agent }
 // Resumed reports whether the session existed before this open.
 func (s *Session) Resumed() bool { return s.resumed }
 
-// Replay is what resuming restored: the UI replay stream and a warning for
-// a log of a newer version. It is empty for a new session.
+// Replay is what resuming restored: the records replayed. Its Cards are
+// always nil: TakeReplayCards hands the replay stream over. (A log of a
+// newer version never gets here: open refuses it.) It is empty for a new
+// session.
 func (s *Session) Replay() agent.ResumeResult { return s.replay }
+
+// TakeReplayCards returns the UI replay stream the resume built when
+// Options.Cards asked for it, and forgets it: the session does not keep
+// the cards (and the messages they show) alive for its lifetime. Later
+// calls, and a session opened without Cards, return nil.
+func (s *Session) TakeReplayCards() []replay.Card {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.cards
+	s.cards = nil
+	return c
+}
+
+// Warnings are what the user should hear about the open: corrupt lines of
+// the records that were skipped and quarantined, naming file and line.
+func (s *Session) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.warnings)
+}
+
+// WriteError is the last failed write of the main agent's records (a
+// *records.WriteError naming the file and the errno), or nil when none
+// failed. A turn that failed with records.write_failed carries only its
+// text; this keeps the error itself, for what-to-do hints.
+func (s *Session) WriteError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeErr
+}
 
 // LogPath is the per-session diagnostic log, <session>/logs/kimigo.log
 // (ERRATA 7). The caller configures the handler; nothing creates it

@@ -39,12 +39,21 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	}
 	closeSession(t, s)
 
-	byID, err := session.Resume(ctx, id, r.opts(""))
+	withCards := r.opts("")
+	withCards.Cards = true
+	byID, err := session.Resume(ctx, id, withCards)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !byID.Resumed() || byID.Replay().Records == 0 || len(byID.Replay().Cards) == 0 {
-		t.Errorf("Resume: resumed %v, replay %+v; want the replayed records and cards", byID.Resumed(), byID.Replay())
+	if !byID.Resumed() || byID.Replay().Records == 0 || byID.Replay().Cards != nil {
+		t.Errorf("Resume: resumed %v, replay %+v; want the replayed records, cards only through TakeReplayCards",
+			byID.Resumed(), byID.Replay())
+	}
+	if cards := byID.TakeReplayCards(); len(cards) == 0 {
+		t.Error("TakeReplayCards after a resume with Cards returned no card")
+	}
+	if cards := byID.TakeReplayCards(); cards != nil {
+		t.Errorf("TakeReplayCards again = %d cards, want none: the session keeps no card", len(cards))
 	}
 	got, err := byID.Agent().NextRequest(ctx)
 	if err != nil {
@@ -61,6 +70,9 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	}
 	if cont.ID() != id || !cont.Resumed() {
 		t.Fatalf("Continue opened %s (resumed %v), want %s", cont.ID(), cont.Resumed(), id)
+	}
+	if cards := cont.TakeReplayCards(); cards != nil {
+		t.Errorf("a resume without Cards built %d cards", len(cards))
 	}
 	got, err = cont.Agent().NextRequest(ctx)
 	if err != nil {

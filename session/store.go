@@ -34,12 +34,17 @@ type StoreOptions struct {
 	NewID func() string
 	// Logger receives skipped entries and repairs; nil discards.
 	Logger *slog.Logger
+	// OnWarning, when set, hears what the user should see about the
+	// store: a corrupt index line skipped (and copied to the side file),
+	// naming the file and the line; once per line.
+	OnWarning func(msg string)
 }
 
 // Store is the session store under one data root (spec 02 §6.15, spec 06
 // §4): the session directories <root>/sessions/<workDirKey>/<id>/, their
-// state.json, and the append-only index <root>/session_index.jsonl. It
-// never rewrites or truncates the index, and it writes state.json only
+// state.json, and the append-only index <root>/session_index.jsonl. Only
+// RepairIndex (kimigo doctor) rewrites the index, atomically, keeping the
+// corrupt lines it takes out in a side file; it writes state.json only
 // whole (temp file + rename). Every method is safe for concurrent use.
 type Store struct {
 	fs     osenv.FS
@@ -47,6 +52,7 @@ type Store struct {
 	now    func() time.Time
 	newID  func() string
 	logger *slog.Logger
+	warn   func(string)
 
 	indexMu sync.Mutex // serialises index appends within the process
 	stateMu sync.Mutex // serialises state.json read-modify-write within the process
@@ -54,7 +60,8 @@ type Store struct {
 
 // NewStore returns the store under opts.Root. It touches nothing.
 func NewStore(opts StoreOptions) *Store {
-	s := &Store{fs: opts.FS, root: filepath.Clean(opts.Root), now: opts.Now, newID: opts.NewID, logger: opts.Logger}
+	s := &Store{fs: opts.FS, root: filepath.Clean(opts.Root), now: opts.Now, newID: opts.NewID, logger: opts.Logger,
+		warn: opts.OnWarning}
 	if s.fs == nil {
 		s.fs = osenv.LocalFS{}
 	}

@@ -129,7 +129,12 @@ func DecodeRecord(t RecordType, data []byte) (Payload, error) {
 	case TypeAppendMessage:
 		p, err = decodePayload[AppendMessageRecord](data)
 	case TypeAppendLoopEvent:
-		p, err = decodePayload[AppendLoopEventRecord](data)
+		// Not through json.Unmarshal: it would scan the record twice more
+		// before handing it to UnmarshalJSON.
+		var r AppendLoopEventRecord
+		if err = r.UnmarshalJSON(data); err == nil {
+			p = r
+		}
 	case TypeUpdateTokenCount:
 		p, err = decodePayload[UpdateTokenCountRecord](data)
 	case TypeClear:

@@ -33,7 +33,9 @@ var (
 
 // InterruptedOnResumeText closes a call whose result was never recorded
 // because the process stopped (spec 02 §2.6). It contains the required
-// phrase "Tool execution was interrupted before its result was recorded".
+// phrase "Tool execution was interrupted before its result was recorded"
+// and says the outcome is unknown: the call may not have run, or may have
+// run in part or in full (cmd/kimigo crash_test.go).
 func InterruptedOnResumeText() string { return interruptedText }
 
 // ResultUnavailableText is the content of the synthetic result projection

@@ -18,12 +18,26 @@
 //     in-memory implementation, and the file one (file.go, writer.go): a
 //     single writer goroutine that group-commits (one write and one fsync
 //     per batch), torn-tail repair before the first append, atomic
-//     rewrites through wire.jsonl.tmp, and an advisory lock on
-//     <agentHome>/.lock (lock.go) naming the holder's pid;
+//     rewrites through wire.jsonl.tmp, write failures as *WriteError
+//     (file and errno), and an advisory lock on <agentHome>/.lock
+//     (lock.go) naming the holder's pid;
+//   - the quarantine of corrupt lines (quarantine.go): a corrupt line
+//     after the metadata record is skipped, its bytes saved in
+//     wire.jsonl.quarantine, then taken out of the log by the writer, and
+//     reported through FileOptions.OnQuarantine naming file and line;
+//   - read-only looks into a log (reader.go): CheckVersion (refuse a log
+//     of a newer kimigo before opening it) and ScanFile;
 //   - blobs (blob.go, media.go, blob_cache.go): large base64 media moved to
 //     <agentHome>/blobs/<sha256> when written and put back when replayed,
 //     with a 50 MiB LRU read cache;
-//   - the reading of lines (reader.go), in one place.
+//   - the reading of lines (reader.go), in one place, with a JSON check
+//     (valid.go) that answers exactly as json.Valid, vouching for the
+//     common record line itself and asking json.Valid about the rest;
+//   - superseded tool outputs (supersede.go): ReplayWith with a Supersede
+//     finds the last record of a type its owner accepts (in a file by the
+//     leading "type" of each line, parsing only the candidates) and hands
+//     every tool.result before it with an empty output and without
+//     reading its blobs, in a log of the current version only.
 //
 // What it does not own: the meaning of records. Subsystems (history,
 // permission, goal, …) build their records with New and decode them with
@@ -35,15 +49,29 @@
 //
 //   - a non-empty log starts with exactly one metadata record (S38, S39);
 //   - Flush returns nil only when every record recorded before it is on
-//     stable storage; a failed write keeps the records queued, reports
-//     the file and the errno through OnError, and the next Flush retries
-//     (S42, fault_test.go); nothing acknowledged is lost when the process
-//     is killed at any moment (crash_test.go, a real child process
-//     SIGKILLed at random, run with -args -records.kills=N);
+//     stable storage; a failed write (ENOSPC, EDQUOT, EIO, EROFS, injected
+//     through osenvtest.FaultFS) keeps the records queued, reports a
+//     *WriteError naming the file and the errno through OnError and
+//     Flush, and every later Flush retries until the fault is gone
+//     (S42, fault_test.go TestWriteFailureKeepsPendingRecords); nothing
+//     acknowledged is lost when the process is killed at any moment
+//     (crash_test.go, a real child process SIGKILLed at random, run with
+//     -args -records.kills=N);
+//   - a log deleted or replaced under the writer (its session directory
+//     removed while kimigo runs) fails every later write with
+//     ErrLogRemoved, and nothing is written into the unlinked file or
+//     created in its place (fault_test.go TestLogRemovedWhileOpen);
 //   - a crash tears at most the last line, and the torn part is cut off (a
 //     complete last line gets its newline) before anything is appended
-//     (S40, crash_test.go); a corrupt line elsewhere is an error naming the
-//     file and the line, and nothing is rewritten (S41, FuzzReplayLines);
+//     (S40, crash_test.go);
+//   - a corrupt line after the metadata record never bricks a log: it is
+//     skipped and reported naming file and line, and its bytes are always
+//     in the log or in wire.jsonl.quarantine, never lost, saved once
+//     (quarantine_test.go); every other byte of the log stays as it was.
+//     A corrupt first line, or any corrupt line in a log of a newer
+//     protocol version, is a *LineError naming file and line, and nothing
+//     is written (S41, TestNewerVersionLogIsNotQuarantined,
+//     FuzzReplayLines);
 //   - a rewrite leaves the complete old file or the complete new one (S43);
 //   - offloading never changes the in-memory record; a missing blob reads
 //     back as MediaMissing (S44);
@@ -52,5 +80,11 @@
 //   - migrations follow spec 02 §6.5 exactly; a newer version replays
 //     unmigrated with a warning and is never rewritten (S47–S50);
 //   - two opens of one log, in one process or two, never both succeed
-//     (lock_test.go).
+//     (lock_test.go);
+//   - a superseded replay differs from the plain one only in the outputs
+//     of tool results before the last accepted record, reads none of their
+//     blobs, ignores a corrupt or refused candidate, and elides nothing in
+//     a migrated log (supersede_test.go); the fast JSON check and string
+//     scan agree with json.Valid and the byte-by-byte walk (valid_test.go
+//     FuzzSurelyValid, FuzzScanString).
 package records

@@ -35,6 +35,10 @@ type FileOptions struct {
 	// batch, with an error naming the file and wrapping the cause (errno).
 	// The records stay queued; the next Flush retries them.
 	OnError func(error)
+	// OnQuarantine is called, on the reading goroutine, for every corrupt
+	// line a Read skipped (after it was saved in the side file and taken
+	// out of the log, as far as that worked).
+	OnQuarantine func(Quarantined)
 	// BlobThreshold is the base64 length from which media is stored as a
 	// blob; 0 means 4096.
 	BlobThreshold int
@@ -55,11 +59,13 @@ type FilePersistence struct {
 	path    string
 	logger  *slog.Logger
 	onError func(error)
+	onQuar  func(Quarantined)
 	blobs   *blobStore
 	unlock  func() error
 	wake    chan struct{} // capacity 1: "the queue changed or a retry is wanted"
 	stop    chan struct{} // closed by Close
 	done    chan struct{} // closed when the writer goroutine has exited
+	tasks   chan writerTask
 
 	mu         sync.Mutex
 	queue      []Record      // guarded by mu: records not yet handed to the writer
@@ -114,12 +120,17 @@ func OpenFile(opts FileOptions) (*FilePersistence, error) {
 		path:    path,
 		logger:  logger,
 		onError: opts.OnError,
+		onQuar:  opts.OnQuarantine,
 		blobs:   newBlobStore(fsys, filepath.Join(opts.Dir, BlobsDirName), path, threshold, cacheBytes, logger),
 		unlock:  unlock,
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
+		tasks:   make(chan writerTask),
 		changed: make(chan struct{}),
+	}
+	if fi, err := fsys.Stat(path); err == nil && fi.Mode().IsRegular() {
+		p.w.existed = true // never create it again once it was seen
 	}
 	go p.run()
 	return p, nil
@@ -136,10 +147,14 @@ func cmpOr[T int | int64](v, def T) T {
 func (p *FilePersistence) Path() string { return p.path }
 
 // Read flushes, then yields the records of wire.jsonl in order. A missing
-// file has no records. A corrupt terminated line fails with a *LineError;
-// an unparsable unterminated last line (a torn write) is skipped. Records
-// appended while Read runs may or may not be seen: replay first, then
-// append.
+// file has no records. An unparsable unterminated last line (a torn write)
+// is skipped. A corrupt terminated line after the metadata record is
+// skipped and quarantined once the read is through: its bytes go to
+// wire.jsonl.quarantine, then it is taken out of the log, and
+// OnQuarantine hears of it. Before the metadata record, or in a log of a
+// newer protocol version, which is never touched, it fails the read with
+// a *LineError. Records appended while Read runs may or may not be seen:
+// replay first, then append.
 func (p *FilePersistence) Read(ctx context.Context, yield func(Record) error) error {
 	if err := p.Flush(ctx); err != nil {
 		return fmt.Errorf("read %s: %w", p.path, err)
@@ -153,6 +168,14 @@ func (p *FilePersistence) Read(ctx context.Context, yield func(Record) error) er
 	}
 	defer func() { _ = f.Close() }() // read-only
 	lr := newLineReader(f, p.path)
+	err = p.readLines(ctx, lr, yield)
+	if len(lr.bad) > 0 && (err == nil || errors.Is(err, ErrStopReplay)) {
+		p.quarantine(lr.bad)
+	}
+	return err
+}
+
+func (p *FilePersistence) readLines(ctx context.Context, lr *lineReader, yield func(Record) error) error {
 	for i := 0; ; i++ {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -166,10 +189,28 @@ func (p *FilePersistence) Read(ctx context.Context, yield func(Record) error) er
 		if err != nil {
 			return err
 		}
+		if i == 0 { // corrupt lines are skipped only in a log of a version we write
+			lr.skipBad = rec.Type == TypeMetadata && !newerMetadata(rec)
+		}
 		if err := yield(rec); err != nil {
 			return err
 		}
 	}
+}
+
+// newerMetadata reports a metadata record of a protocol version newer than
+// ProtocolVersion.
+func newerMetadata(rec Record) bool {
+	o, ok := parseObject(rec.encode())
+	if !ok {
+		return false
+	}
+	raw, ok := o.get(metadataVersionKey)
+	if !ok {
+		return false
+	}
+	v, ok := decodeString(raw)
+	return ok && validVersion(v) && compareVersions(v, ProtocolVersion) > 0
 }
 
 // Rehydrate replaces blob references in rec by their data URLs.

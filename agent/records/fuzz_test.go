@@ -8,7 +8,8 @@ import (
 )
 
 // FuzzReplayLines feeds arbitrary bytes as wire.jsonl. Replay must not
-// panic; it yields records or fails with an error that names a line. When
+// panic; it yields records (corrupt lines after the metadata record are
+// quarantined) or fails with an error that names a line. When
 // it succeeds, appending a record and replaying again must succeed too and
 // yield exactly one record more (two on a log that had none: the metadata
 // comes first): torn tails are repaired, never glued onto.

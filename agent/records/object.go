@@ -270,20 +270,31 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// scanString returns the index just after the string starting at b[i].
+// scanString returns the index just after the string starting at b[i]. It
+// jumps from quote to quote (bytes.IndexByte): a quote ends the string
+// unless an odd run of backslashes precedes it, which is exactly where a
+// byte-by-byte walk that skips the byte after each backslash ends it
+// (FuzzScanString). Every backslash belongs to the run before one quote,
+// so the scan stays linear.
 func scanString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
 		}
+		q := j + k
+		run := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			run++
+		}
+		if run%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
 	}
-	return 0, false
 }
 
 // scanValue returns the index just after the JSON value starting at b[i].

@@ -152,7 +152,7 @@ func (r Record) String() string { return string(r.encode()) }
 // when present, an integer "time". It keeps line (the caller hands over
 // ownership).
 func parseRecord(line []byte) (Record, error) {
-	if !json.Valid(line) {
+	if !validJSON(line) {
 		var v json.RawMessage
 		err := json.Unmarshal(line, &v)
 		if err == nil { // json.Valid and Unmarshal disagree only on odd input

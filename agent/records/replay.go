@@ -22,6 +22,11 @@ import (
 // log; yield returning ErrStopReplay ends a range-limited replay that does
 // neither. An empty or missing log yields nothing and writes nothing.
 func (l *Log) Replay(ctx context.Context, yield func(Record) error) (warning string, err error) {
+	return l.ReplayWith(ctx, ReplayOptions{}, yield)
+}
+
+// ReplayWith is Replay tuned by opts (supersede.go).
+func (l *Log) ReplayWith(ctx context.Context, opts ReplayOptions, yield func(Record) error) (warning string, err error) {
 	l.mu.Lock()
 	if l.replaying {
 		l.mu.Unlock()
@@ -32,7 +37,16 @@ func (l *Log) Replay(ctx context.Context, yield func(Record) error) (warning str
 
 	r := replayer{log: l, path: persistencePath(l.p), yield: yield}
 	r.rehydrator, _ = l.p.(Rehydrator)
-	err = l.p.Read(ctx, r.next)
+	if f, ok := l.p.(boundaryFinder); ok && opts.Supersede != nil {
+		at, found, ferr := f.findLast(ctx, opts.Supersede.Type, opts.Supersede.Accept)
+		if found {
+			r.sup = &superseder{at: at}
+		}
+		err = ferr
+	}
+	if err == nil {
+		err = l.p.Read(ctx, r.next)
+	}
 	completed := true
 	if r.stopped && errors.Is(err, ErrStopReplay) {
 		completed, err = false, nil
@@ -75,6 +89,9 @@ type replayer struct {
 	kept       []Record    // the migrated log, when rewrite
 	warning    string
 	stopped    bool // yield returned ErrStopReplay
+	// sup elides superseded tool outputs; nil when ReplayOptions asked
+	// for no elision or the log is not of the current version.
+	sup *superseder
 }
 
 func (r *replayer) next(rec Record) error {
@@ -82,6 +99,9 @@ func (r *replayer) next(rec Record) error {
 		r.seen = true
 		if err := r.handleMetadata(rec); err != nil {
 			return err
+		}
+		if len(r.migrations) > 0 || r.warning != "" {
+			r.sup = nil // elision reads records of the current version only
 		}
 	}
 	rec = migrate(rec, r.migrations)
@@ -91,7 +111,11 @@ func (r *replayer) next(rec Record) error {
 		}
 		r.kept = append(r.kept, rec)
 	}
-	if r.rehydrator != nil {
+	elided := false
+	if r.sup != nil {
+		rec, elided = r.sup.elide(rec)
+	}
+	if r.rehydrator != nil && !elided { // an elided record has no media left
 		rec = r.rehydrator.Rehydrate(rec)
 	}
 	if err := r.yield(rec); err != nil {

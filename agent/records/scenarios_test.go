@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/osenv/osenvtest"
 )
 
 const meta14 = `{"type":"metadata","protocol_version":"1.4","created_at":1}`
@@ -133,23 +135,30 @@ func TestS40CrashMidWrite(t *testing.T) {
 	}
 }
 
+// TestS41Corruption: the hostile-conditions issue replaces "refuse" by
+// quarantine for lines after the metadata record (quarantine_test.go); a
+// corrupt first line still refuses, naming the file and the line, and
+// leaves the log as it was.
 func TestS41Corruption(t *testing.T) {
 	dir := t.TempDir()
-	writeWire(t, dir, meta14, `{"type":"turn.prompt","input":[`, `{"type":"turn.prompt","input":[],"time":3}`)
+	writeWire(t, dir, `{"type":"metadata","protocol_vers`, `{"type":"turn.prompt","input":[],"time":3}`)
 	before := readRaw(t, dir)
 	o := openLog(t, dir)
 	_, err := o.log.Replay(t.Context(), func(records.Record) error { return nil })
 	var le *records.LineError
-	if !errors.As(err, &le) || le.Line != 2 {
-		t.Fatalf("Replay = %v, want a *LineError for line 2", err)
+	if !errors.As(err, &le) || le.Line != 1 {
+		t.Fatalf("Replay = %v, want a *LineError for line 1", err)
 	}
-	want := "wire.jsonl: corrupted line 2 in " + wirePath(dir) + ": "
+	want := "wire.jsonl: corrupted line 1 in " + wirePath(dir) + ": "
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q does not start with %q", err, want)
 	}
 	o.close(t)
 	if after := readRaw(t, dir); !bytes.Equal(before, after) {
 		t.Errorf("a failed replay changed the log:\n%q\n%q", before, after)
+	}
+	if _, err := os.Stat(wirePath(dir) + records.QuarantineSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused log got a quarantine file: %v", err)
 	}
 }
 
@@ -226,9 +235,9 @@ func TestS43RewriteOrdering(t *testing.T) {
 		dir := t.TempDir()
 		writeWire(t, dir, meta14, `{"type":"test.old"}`)
 		before := readRaw(t, dir)
-		ffs := newFaultFS()
+		ffs := osenvtest.NewFaultFS(osenv.LocalFS{})
 		o := openLogFS(t, dir, ffs)
-		ffs.failRename.Store(true)
+		clear := ffs.Inject(osenvtest.Fault{Op: osenvtest.OpRename, Err: syscall.EIO})
 		if err := o.file.Rewrite([]records.Record{mustNew(t, "test.new", nil)}); err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +247,7 @@ func TestS43RewriteOrdering(t *testing.T) {
 		if after := readRaw(t, dir); !bytes.Equal(before, after) {
 			t.Fatalf("failed rewrite changed the log to %q", after)
 		}
-		ffs.failRename.Store(false)
+		clear()
 		o.flush(t)
 		if d := cmp.Diff([]string{`{"type":"test.new"}`}, readLines(t, dir)); d != "" {
 			t.Fatalf("lines after retry (-want +got):\n%s", d)

@@ -2,8 +2,10 @@ package records
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/kimigo/kimigo/internal/bug"
@@ -17,6 +19,8 @@ type writerState struct {
 	checked   bool       // f's length was checked against size since it was opened
 	repaired  bool       // the torn tail left by a crash has been dealt with
 	dirSynced bool       // the directory entry of wire.jsonl is durable
+	existed   bool       // wire.jsonl was opened once: it is never created again
+	removed   bool       // wire.jsonl went away under the writer: nothing is written any more
 }
 
 // run is the writer goroutine: it drains the queue whenever woken, until
@@ -28,6 +32,8 @@ func (p *FilePersistence) run() {
 		select {
 		case <-p.wake:
 			p.drain()
+		case t := <-p.tasks:
+			t.done <- t.fn()
 		case <-p.stop:
 			return
 		}
@@ -84,12 +90,17 @@ func (p *FilePersistence) drain() {
 // replaces the file with it. On error nothing of the batch counts as
 // written: a retry starts again from the last durable length.
 func (p *FilePersistence) writeBatch(batch []Record, truncate bool) error {
+	if !truncate { // a log that went away fails before blobs are written beside it
+		if err := p.openForAppend(); err != nil {
+			return &WriteError{Path: p.path, Err: err}
+		}
+	}
 	var buf bytes.Buffer
 	newBlobs := false
 	for _, rec := range batch {
 		out, wrote, err := p.blobs.offload(rec)
 		if err != nil {
-			return fmt.Errorf("write records %s: %w", p.path, err)
+			return &WriteError{Path: p.path, Err: err}
 		}
 		newBlobs = newBlobs || wrote
 		buf.Write(out.encode())
@@ -97,10 +108,10 @@ func (p *FilePersistence) writeBatch(batch []Record, truncate bool) error {
 	}
 	if newBlobs { // blobs must be durable before a line refers to them
 		if err := p.fs.SyncDir(p.blobs.dir); err != nil {
-			return fmt.Errorf("write records %s: %w", p.path, err)
+			return &WriteError{Path: p.path, Err: err}
 		}
 		if err := p.fs.SyncDir(p.dir); err != nil {
-			return fmt.Errorf("write records %s: %w", p.path, err)
+			return &WriteError{Path: p.path, Err: err}
 		}
 	}
 	var err error
@@ -110,7 +121,7 @@ func (p *FilePersistence) writeBatch(batch []Record, truncate bool) error {
 		err = p.appendFile(buf.Bytes())
 	}
 	if err != nil {
-		return fmt.Errorf("write records %s: %w", p.path, err)
+		return &WriteError{Path: p.path, Err: err}
 	}
 	return nil
 }
@@ -141,17 +152,37 @@ func (p *FilePersistence) appendFile(data []byte) error {
 
 // openForAppend opens wire.jsonl when needed, makes its directory entry
 // durable, repairs a torn tail once, and checks that the file ends where
-// the last durable batch ended.
+// the last durable batch ended. A log that disappeared or was replaced
+// under the open file (its session directory deleted while kimigo runs) is
+// an ErrLogRemoved failure: writing on would land in an unlinked file, and
+// creating it again would resurrect a session the user deleted.
 func (p *FilePersistence) openForAppend() error {
+	if p.w.removed {
+		return &fs.PathError{Op: "open", Path: p.path, Err: ErrLogRemoved}
+	}
+	if p.w.f != nil {
+		if err := p.checkSameFile(); err != nil {
+			p.closeFile()
+			return err
+		}
+	}
 	if p.w.f != nil && p.w.checked {
 		return nil
 	}
 	if p.w.f == nil {
-		f, err := p.fs.OpenFile(p.path, os.O_RDWR|os.O_CREATE, 0o600)
+		flag := os.O_RDWR | os.O_CREATE
+		if p.w.existed {
+			flag = os.O_RDWR
+		}
+		f, err := p.fs.OpenFile(p.path, flag, 0o600)
+		if errors.Is(err, fs.ErrNotExist) && p.w.existed {
+			p.w.removed = true
+			return &fs.PathError{Op: "open", Path: p.path, Err: ErrLogRemoved}
+		}
 		if err != nil {
 			return err
 		}
-		p.w.f, p.w.checked = f, false
+		p.w.f, p.w.checked, p.w.existed = f, false, true
 	}
 	if !p.w.dirSynced {
 		if err := p.fs.SyncDir(p.dir); err != nil {
@@ -269,7 +300,29 @@ func (p *FilePersistence) replaceFile(data []byte) error {
 	if err != nil {
 		return err
 	}
-	p.w.size, p.w.repaired, p.w.dirSynced = int64(len(data)), true, true
+	p.w.size, p.w.repaired, p.w.dirSynced, p.w.existed = int64(len(data)), true, true, true
+	return nil
+}
+
+// checkSameFile reports ErrLogRemoved when the path of the log no longer
+// names the open file.
+func (p *FilePersistence) checkSameFile() error {
+	at, err := p.fs.Stat(p.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		p.w.removed = true
+		return &fs.PathError{Op: "stat", Path: p.path, Err: ErrLogRemoved}
+	}
+	if err != nil {
+		return err
+	}
+	open, err := p.w.f.Stat()
+	if err != nil {
+		return err
+	}
+	if at.Sys() != nil && open.Sys() != nil && !os.SameFile(at, open) {
+		p.w.removed = true
+		return &fs.PathError{Op: "stat", Path: p.path, Err: ErrLogRemoved}
+	}
 	return nil
 }
 
@@ -282,3 +335,30 @@ func (p *FilePersistence) closeFile() {
 	}
 	p.w.f, p.w.checked = nil, false
 }
+
+// ErrLogRemoved reports a log whose file was deleted or replaced while it
+// was open. Nothing is created in its place.
+var ErrLogRemoved = errors.New("the log was removed or replaced while it was open; nothing was written in its place")
+
+// WriteError is a failed write of records. It names the log and wraps the
+// cause; its text spells out the errno (ENOSPC, EIO, EDQUOT, EROFS, …).
+// The records stay queued and the next Flush retries them.
+type WriteError struct {
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string {
+	msg := e.Err.Error()
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) && pe.Path == e.Path {
+		msg = pe.Op + ": " + pe.Err.Error()
+	}
+	if name := osenv.ErrnoName(e.Err); name != "" {
+		msg += " (" + name + ")"
+	}
+	return fmt.Sprintf("write records %s: %s", e.Path, msg)
+}
+
+// Unwrap returns the cause.
+func (e *WriteError) Unwrap() error { return e.Err }

@@ -4,8 +4,10 @@
 // It owns the command line and nothing below it: the grammar and option
 // table (flags.go), the validation table of spec 06 §1.3 in its order
 // (validate.go), the exit codes and the startup error format (errors.go),
-// signals (signals.go), the diagnostic log files (logging.go), and the
-// `doctor` and `export` subcommands (doctor.go, export.go). A print run
+// signals (signals.go), the diagnostic log files (logging.go), what-to-do
+// hints for storage failures found by errno and path (storage_hint.go),
+// and the `doctor` (config files, plus the session index, which it
+// repairs) and `export` subcommands (doctor.go, export.go). A print run
 // (printmode.go, setup.go) reads the environment once into config.Env,
 // loads the configuration, resolves the model, the profile and the
 // permission rules before any session file is written (agent.go), opens
@@ -26,6 +28,29 @@
 //     TestScenario16).
 //   - A continued session's first request carries the previous run's
 //     conversation exactly, for every provider type (TestE2EContinue).
+//   - Sessions cannot be bricked (robust_test.go, through the binary): a
+//     records write that fails (the data root on a full tmpfs) exits 1
+//     naming wire.jsonl and the errno, never 0, and -c resumes once space
+//     returns (TestRobustDiskFullOnTmpfs); a corrupt line in the middle of
+//     wire.jsonl or of the session index is skipped with a warning and
+//     kept in a side file, the session resumes, and doctor repairs the
+//     index (TestRobustCorruptLineInTheMiddle,
+//     TestRobustCorruptIndexAndDoctor); a second run on a session in use
+//     is refused naming the session and the holder's pid, and a killed
+//     holder's lock is taken over (TestRobustOneWriterPerSession); a
+//     read-only data root, a session deleted mid-run, a log replaced by a
+//     directory and a log of a newer kimigo each fail in the §1.8 format
+//     with the path and a hint, and change nothing (TestRobustBadInput).
+//   - kill -9 at any stage of a tool round trip (before the request,
+//     mid-stream, a call recorded but not run, a tool running, its result
+//     recorded) leaves a session that -c resumes under the same id: each
+//     call left open gets the "interrupted, outcome unknown" result, the
+//     strict fakes of both wires accept the next request, and the work dir
+//     is untouched (crash_test.go TestCrashKillAtEveryStage). After
+//     SIGINT, SIGTERM or kill -9, -c finds the latest session from the
+//     files alone, and a killed session is found by id from anywhere and
+//     refused outside its directory (continue_test.go). Listing sessions
+//     never opens a record log (listing_test.go).
 //
 // The end-to-end tests build this command once (TestMain) and run it as a
 // child process against the loopback fake services of llm/llmtest,

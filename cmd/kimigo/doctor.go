@@ -6,27 +6,31 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/session"
 )
 
-// runDoctor is `kimigo doctor [config|tui] [path]` (spec 06 §1.9.1): it
-// checks the configuration files strictly and never writes anything.
+// runDoctor is `kimigo doctor [config|tui|sessions] [path]` (spec 06
+// §1.9.1): it checks the configuration files strictly and never writes
+// them; then it checks the session index and repairs it (checkSessions),
+// the one thing doctor writes.
 func runDoctor(args []string, env config.Env, p proc) int {
 	var which, path string
 	for _, a := range args {
 		switch {
 		case a == "-h" || a == "--help":
-			fmt.Fprint(p.stdout, "Usage: kimigo doctor [config|tui] [path]\n\nCheck config.toml and tui.toml; "+
-				"with a file kind, check only that file (at path, when given).\n")
+			fmt.Fprint(p.stdout, "Usage: kimigo doctor [config|tui|sessions] [path]\n\nCheck config.toml and tui.toml, "+
+				"and check and repair the session index; with a kind, check only that (at path, when given).\n")
 			return exitOK
 		case strings.HasPrefix(a, "-"):
 			return printUsageError(p.stderr, usagef("unknown option '%s'", a))
-		case which == "" && (a == "config" || a == "tui"):
+		case which == "" && (a == "config" || a == "tui" || a == "sessions"):
 			which = a
 		case which != "" && path == "":
 			path = a
@@ -60,6 +64,13 @@ func runDoctor(args []string, env config.Env, p proc) int {
 		}
 		results = append(results, checkTUI(target, explicit))
 	}
+	if which == "" || which == "sessions" {
+		root := home
+		if which == "sessions" && path != "" {
+			root = absolute(cwd, path)
+		}
+		results = append(results, checkSessions(root))
+	}
 	return printDoctor(p.stdout, p.stderr, results)
 }
 
@@ -87,6 +98,42 @@ func checkTUI(path string, explicit bool) doctorResult {
 		}
 	}
 	return r
+}
+
+// checkSessions checks the session index under the data root and repairs
+// it: corrupt lines move to the side file next to it (their bytes kept),
+// and entries it lacks are rebuilt from the session directories and their
+// records. A repaired index is OK, with what was done; an index that could
+// not be repaired is an ERROR.
+func checkSessions(root string) doctorResult {
+	store := session.NewStore(session.StoreOptions{Root: root})
+	r := doctorResult{label: "sessions", path: filepath.Join(root, session.IndexFileName), status: string(config.CheckOK)}
+	if _, err := os.Stat(filepath.Join(root, session.SessionsDirName)); errors.Is(err, fs.ErrNotExist) {
+		r.status, r.messages = string(config.CheckSkip), []string{"No sessions yet."}
+		return r
+	}
+	rep, err := store.RepairIndex()
+	if err != nil {
+		r.status, r.messages = string(config.CheckError), []string{fmt.Sprintf("Could not repair the session index: %v", err)}
+		return r
+	}
+	for _, n := range rep.Corrupt {
+		r.messages = append(r.messages, fmt.Sprintf("Line %d was corrupt; moved it to %s.", n, rep.SideFile))
+	}
+	if n := rep.Reindex.Added; n > 0 {
+		r.messages = append(r.messages, fmt.Sprintf("Rebuilt %d missing %s from the session directories.", n, plural(n, "entry", "entries")))
+	}
+	if n := rep.Reindex.Repaired; n > 0 {
+		r.messages = append(r.messages, fmt.Sprintf("Repaired %d stale %s.", n, plural(n, "entry", "entries")))
+	}
+	return r
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // printDoctor writes the report: to stdout when every file passed, else to

@@ -21,8 +21,9 @@ const usage = `kimigo — a terminal coding agent
 
 Usage:
   kimigo -p "<prompt>" [options]   run one prompt and print the answer
-  kimigo doctor [config|tui] [path]
-                                   check the configuration files
+  kimigo doctor [config|tui|sessions] [path]
+                                   check the configuration files; check and
+                                   repair the session index
   kimigo export [session-id] [-o path] [-y] [--no-include-global-log]
                                    write a session to a ZIP for a bug report
 

@@ -14,6 +14,7 @@ import (
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/internal/print"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -42,6 +43,11 @@ type printRun struct {
 	// restoreMode is the permission mode a resumed session had before the
 	// run switched it to auto; "" when nothing needs restoring.
 	restoreMode permission.Mode
+	// sess is the open session, nil until it opened.
+	sess *session.Session
+	// builtin is the catalog of built-in profiles, parsed while the
+	// configuration loads (see startBuiltinProfiles).
+	builtin func() (*profile.Catalog, error)
 }
 
 // runPrint runs print mode and returns the exit code.
@@ -51,7 +57,9 @@ func runPrint(o *options, env config.Env, p proc) int {
 	logs := &logFile{}
 	defer logs.Close()
 	level := &slog.LevelVar{}
-	r := &printRun{o: o, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level)}
+	r := &printRun{o: o, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level),
+		builtin: startBuiltinProfiles()}
+	defer func() { _, _ = r.builtin() }() // the parse has ended before runPrint returns; open reports its error
 	s, err := r.open(ctx)
 	if err == nil {
 		err = r.run(ctx, s)
@@ -77,7 +85,8 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 		return nil, err
 	}
 	id, resume := r.o.sessionID()
-	store := session.NewStore(session.StoreOptions{Root: r.home, Logger: r.logger})
+	store := session.NewStore(session.StoreOptions{Root: r.home, Logger: r.logger,
+		OnWarning: func(msg string) { r.warn(msg, true) }})
 	if r.o.cont && !resume {
 		sum, ok, err := store.Latest(r.workDir)
 		if err != nil {
@@ -106,6 +115,10 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	r.sess = s
+	for _, w := range s.Warnings() { // corrupt lines skipped and quarantined
+		r.warn(w, true)
 	}
 	if err := r.bind(ctx, s); err != nil {
 		return nil, errors.Join(err, r.cleanup(s))
@@ -158,8 +171,24 @@ func (r *printRun) fail(err error) int {
 		r.logger.Error("print run failed", "err", err)
 	}
 	var f *print.Failure
-	if errors.As(err, &f) {
+	var se *session.Error
+	var st *startupError
+	sessionID := ""
+	if r.sess != nil {
+		sessionID = r.sess.ID()
+	}
+	switch {
+	case errors.As(err, &f) && f.Code == turn.CodeRecordsWriteFailed && r.sess != nil:
+		err = &startupError{op: "run prompt", err: err, hint: storageHint(r.sess.WriteError(), r.home, sessionID)}
+	case errors.As(err, &f):
 		err = &startupError{op: "run prompt", err: err, hint: providerHint(f, r.plan)}
+	case errors.As(err, &st):
+	case errors.As(err, &se) && se.Code != session.CodeWorkDirMismatch && se.Hint() != "":
+		err = &startupError{op: "run prompt", err: err, hint: se.Hint()}
+	default:
+		if hint := storageHint(err, r.home, sessionID); hint != "" {
+			err = &startupError{op: "run prompt", err: err, hint: hint}
+		}
 	}
 	return report(r.p.stderr, err, logPath, r.p.stderrColour)
 }

@@ -180,7 +180,7 @@ func (d chatDialect) check(r *Request) (int, string) {
 		return status, body
 	}
 	if w := d.o.ContextWindow; w > 0 {
-		if n := len(r.Body) / 4; n > w {
+		if n := r.Tokens(); n > w {
 			if kimi {
 				return reject400(fmt.Sprintf("Invalid request: Your request exceeded model token limit: %d (requested: %d)", w, n), "", "")
 			}

@@ -10,6 +10,17 @@
 // Replies are built on llm/scripted's Response, so the same script drives
 // a scripted provider and a wire-level fake.
 //
+// A window (ContextWindow) makes a fake reject a request whose
+// Request.Tokens (body bytes / 4) exceed it with the service's real
+// context-length 400. Respond answers the requests after the script from
+// what they ask, for long sessions whose replies depend on the request
+// (summary requests, usage derived from the request size); guarded by
+// respond_test.go.
+//
+// Fault.Hold stops a reply at a Gate, before its headers or after some
+// events, and says when it got there, so a test can act at that point
+// while the client waits: kill it, read what it recorded (gate_test.go).
+//
 // It owns no client code: tests point llm/openai and llm/anthropic at these
 // servers. Guarded by chat_completions_test.go and anthropic_test.go, which
 // pin the strict rules to the error texts the real services return.

@@ -48,6 +48,12 @@ type Fault struct {
 	// before each event. Both stop early when the client goes away.
 	FirstByteDelay time.Duration
 	EventDelay     time.Duration
+	// Hold, when set, stops the reply and waits at the gate until it is
+	// released or the client goes away: before the response headers when
+	// HoldAfter is 0 (the request was received and nothing answered), else
+	// after HoldAfter events were written and flushed (mid-stream).
+	Hold      *Gate
+	HoldAfter int
 }
 
 // Request is one request a fake server received.
@@ -63,6 +69,11 @@ type Request struct {
 	// RejectReason is the error message sent with Rejected.
 	RejectReason string
 }
+
+// Tokens is what the fake charges for the request: its body bytes / 4,
+// the count ChatOptions.ContextWindow compares with the window. Tests use
+// it as the provider-reported input usage.
+func (r *Request) Tokens() int { return len(r.Body) / 4 }
 
 // JSON decodes the body into a generic value for assertions.
 func (r *Request) JSON(t testing.TB) map[string]any {
@@ -119,9 +130,10 @@ type Server struct {
 	t   testing.TB
 
 	mu       sync.Mutex
-	replies  []Reply    // guarded by mu
-	requests []*Request // guarded by mu
-	lenient  bool       // guarded by mu
+	replies  []Reply              // guarded by mu
+	requests []*Request           // guarded by mu
+	lenient  bool                 // guarded by mu
+	respond  func(*Request) Reply // guarded by mu
 }
 
 func newServer(t testing.TB, d dialect, replies []Reply) *Server {
@@ -138,6 +150,16 @@ func (s *Server) Add(replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.replies = append(s.replies, replies...)
+}
+
+// Respond answers the requests that find the script empty with f, called
+// on the server's goroutine once the request passed the strict checks:
+// for long scripted sessions whose replies depend on what was asked.
+func (s *Server) Respond(f func(*Request) Reply) *Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
+	return s
 }
 
 // Lenient turns off the strict request checks, for tests that need the
@@ -196,8 +218,13 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 
 	s.mu.Lock()
 	if len(s.replies) == 0 {
+		respond := s.respond
 		s.mu.Unlock()
-		s.reject(w, req, http.StatusInternalServerError, "fake server: no scripted reply left")
+		if respond == nil {
+			s.reject(w, req, http.StatusInternalServerError, "fake server: no scripted reply left")
+			return
+		}
+		s.reply(w, hr, respond(req))
 		return
 	}
 	r := s.replies[0]
@@ -235,6 +262,9 @@ func (s *Server) reply(w http.ResponseWriter, hr *http.Request, r Reply) {
 	if !sleepCtx(hr, f.FirstByteDelay) {
 		return
 	}
+	if f.Hold != nil && f.HoldAfter <= 0 && !f.Hold.arrive(hr.Context().Done()) {
+		return
+	}
 	if r.TraceID != "" {
 		w.Header().Set("x-trace-id", r.TraceID)
 	}
@@ -266,6 +296,9 @@ func (s *Server) reply(w http.ResponseWriter, hr *http.Request, r Reply) {
 		events = append(events[:f.MalformedAfter:f.MalformedAfter], append([]string{s.d.malformed()}, events[f.MalformedAfter:]...)...)
 	}
 	for i, ev := range events {
+		if f.Hold != nil && f.HoldAfter > 0 && i == f.HoldAfter && !f.Hold.arrive(hr.Context().Done()) {
+			return
+		}
 		switch {
 		case f.ErrorEventAfter > 0 && i == f.ErrorEventAfter:
 			_, _ = io.WriteString(w, s.d.errorEvent(f.ErrorMessage))

@@ -1,0 +1,94 @@
+//go:build unix
+
+// Command kgsession measures kimigo on big and long sessions (issue 9
+// points 6 and 7), against a loopback fake model (Chat Completions):
+//
+//   - -scenario huge writes a synthetic session of -size MiB (large tool
+//     outputs and screenshot blobs, written through the real records
+//     writer, with a full compaction after every turn but the last) next
+//     to small ones, then measures listing the work dir's sessions (the
+//     store's Latest, the lookup -c does, in this process; and `kimigo
+//     export`, the command that lists and asks, as a whole process) and
+//     resuming it (`kimigo -c -p continue`: wall time and peak RSS).
+//   - -scenario soak runs one print-mode prompt of -steps tool round trips
+//     and samples the process's RSS and the records' size at fixed steps.
+//
+// bench/huge.sh and bench/soak.sh build kimigo and run it; see the
+// README's "Benchmark" section.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "kgsession:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	bin := flag.String("kimigo", "", "the kimigo binary to measure (required)")
+	scenario := flag.String("scenario", "", "huge or soak (required)")
+	runs := flag.Int("n", 5, "measured runs (huge: resumes and listings; soak: whole soak runs)")
+	sizeMiB := flag.Int64("size", 500, "huge: size of the synthetic session in MiB")
+	steps := flag.Int("steps", 2000, "soak: tool round trips in the prompt")
+	keep := flag.String("keep", "", "keep the data root and work dir in this directory (it must not exist)")
+	reuse := flag.String("reuse", "", "huge: measure the session a -keep run left in this directory")
+	flag.Parse()
+	if *bin == "" {
+		return fmt.Errorf("-kimigo is required")
+	}
+	abs, err := filepath.Abs(*bin)
+	if err != nil {
+		return err
+	}
+	tmp := *keep
+	switch {
+	case *reuse != "":
+		tmp = *reuse
+	case tmp == "":
+		if tmp, err = os.MkdirTemp("", "kgsession-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+	default:
+		if err := os.Mkdir(tmp, 0o700); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("kimigo %s, %s/%s, %d CPUs\n", abs, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	switch *scenario {
+	case "huge":
+		return huge(abs, tmp, *sizeMiB<<20, *runs, *reuse != "")
+	case "soak":
+		return soak(abs, tmp, *steps, *runs)
+	}
+	return fmt.Errorf("-scenario must be huge or soak, not %q", *scenario)
+}
+
+// serve starts the fake model and returns its base URL.
+func serve(f *fakeModel) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go func() { _ = http.Serve(ln, f) }() // serves until the process exits
+	return "http://" + ln.Addr().String() + "/v1", nil
+}
+
+// environment is kimigo's environment: a data root, a home and the fake
+// model; maxContext is the model's context size.
+func environment(tmp, home, base string, maxContext int) []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
+		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=openai",
+		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use",
+		fmt.Sprintf("KIMI_MODEL_MAX_CONTEXT_SIZE=%d", maxContext)}
+}

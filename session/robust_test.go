@@ -1,0 +1,286 @@
+package session_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kimigo/kimigo/agent/history/historytest"
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/scripted"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/osenv/osenvtest"
+	"github.com/kimigo/kimigo/session"
+)
+
+func wireOf(s *session.Session) string {
+	return filepath.Join(s.Dir(), "agents", session.MainAgentID, records.LogFileName)
+}
+
+// userTexts is the text of every user message the next request carries.
+func userTexts(t *testing.T, s *session.Session) []string {
+	t.Helper()
+	req, err := s.Agent().NextRequest(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == llm.RoleUser {
+			out = append(out, textOf(m))
+		}
+	}
+	return out
+}
+
+// A disk that fills up (or fails with EIO, EDQUOT, EROFS) under a session
+// fails the prompt or the turn at once with records.write_failed; the
+// session keeps the write error itself (file and errno) for the user; once
+// the disk recovers the next prompt goes through, and a resume finds every
+// acknowledged prompt.
+func TestSessionSurvivesWriteFailures(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		fault osenvtest.Fault
+		errno string
+	}{
+		{"disk full", osenvtest.Fault{Op: osenvtest.OpWrite, PathContains: records.LogFileName, Err: syscall.ENOSPC, Partial: true}, "ENOSPC"},
+		{"quota", osenvtest.Fault{Op: osenvtest.OpWrite, PathContains: records.LogFileName, Err: syscall.EDQUOT}, "EDQUOT"},
+		{"I/O error", osenvtest.Fault{Op: osenvtest.OpSync, PathContains: records.LogFileName, Err: syscall.EIO}, "EIO"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, "one", "two", "three")
+			ffs := osenvtest.NewFaultFS(osenv.LocalFS{})
+			r.store = session.NewStore(session.StoreOptions{FS: ffs, Root: r.root})
+			s, err := session.Create(t.Context(), r.opts(""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt(t, s, "first")
+
+			clear := ffs.Inject(tt.fault)
+			_, err = s.Prompt(t.Context(), textParts("second"))
+			var fe *turn.FlushError
+			if !errors.As(err, &fe) || turn.ToErrorPayload(err).Code != turn.CodeRecordsWriteFailed {
+				t.Fatalf("Prompt while the disk fails = %v, want a records.write_failed error", err)
+			}
+			msg := turn.ToErrorPayload(err).Message
+			if !strings.Contains(msg, wireOf(s)) || !strings.Contains(msg, "("+tt.errno+")") {
+				t.Errorf("the error %q does not name %s and %s", msg, wireOf(s), tt.errno)
+			}
+			var we *records.WriteError
+			if werr := s.WriteError(); !errors.As(werr, &we) || we.Path != wireOf(s) {
+				t.Errorf("WriteError() = %v, want the *records.WriteError of %s", werr, wireOf(s))
+			}
+
+			clear()
+			prompt(t, s, "third")
+			closeSession(t, s)
+
+			r.store = session.NewStore(session.StoreOptions{Root: r.root})
+			s, err = session.Resume(t.Context(), s.ID(), r.opts(""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeSession(t, s)
+			// "second" was refused, never acknowledged: no turn ran on it.
+			if d := cmp.Diff([]string{"first", "third"}, userTexts(t, s)); d != "" {
+				t.Errorf("user messages after resume (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// A corrupt line in the middle of the main agent's records, here the
+// record of a tool call or of its result, is quarantined when the session
+// resumes: the session opens, Warnings names the file and the line, the
+// bytes are in the side file, and the pairing gap the line leaves (a call
+// without its result, a result without its call) is repaired, so the next
+// request passes the strict wire checks.
+func TestResumeQuarantinesACorruptLine(t *testing.T) {
+	for _, torn := range []string{"tool.result", "tool.call"} {
+		t.Run(torn, func(t *testing.T) { resumeWithCorruptLine(t, torn) })
+	}
+}
+
+func resumeWithCorruptLine(t *testing.T, torn string) {
+	r := newRig(t)
+	r.model = scripted.New(scripted.Options{Responses: []scripted.Response{
+		scripted.ToolCalls(scripted.Call{ID: "call_1", Name: "Nope", Arguments: `{}`}),
+		scripted.Text("done"),
+		scripted.Text("again"),
+	}})
+	s, err := session.Create(t.Context(), r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, s, "use a tool")
+	closeSession(t, s)
+
+	wire := wireOf(s)
+	data, err := os.ReadFile(wire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	lineNo := 0
+	for i, l := range lines {
+		if bytes.Contains(l, []byte(`"type":"`+torn+`"`)) {
+			lines[i] = append(l[:len(l)/2:len(l)/2], '\n') // the write torn in the middle of the log
+			lineNo = i + 1
+			break
+		}
+	}
+	if lineNo == 0 {
+		t.Fatalf("no %s line in\n%s", torn, data)
+	}
+	if err := os.WriteFile(wire, bytes.Join(lines, nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = session.Resume(t.Context(), s.ID(), r.opts(""))
+	if err != nil {
+		t.Fatalf("Resume with a corrupt middle line: %v", err)
+	}
+	defer closeSession(t, s)
+	side := wire + records.QuarantineSuffix
+	want := []string{"skipped corrupt line " + strconv.Itoa(lineNo) + " of " + wire + "; its bytes were moved to " + side}
+	if d := cmp.Diff(want, s.Warnings()); d != "" {
+		t.Errorf("Warnings (-want +got):\n%s", d)
+	}
+	if b, err := os.ReadFile(side); err != nil || !bytes.Contains(b, lines[lineNo-1]) {
+		t.Errorf("side file %s lacks the line: %q, %v", side, b, err)
+	}
+	req, err := s.Agent().NextRequest(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := historytest.CheckWire(append(req.Messages, llm.Message{Role: llm.RoleUser,
+		Content: textParts("next")})); err != nil {
+		t.Errorf("the resumed conversation breaks the wire rules: %v", err)
+	}
+	prompt(t, s, "next")
+}
+
+// A session whose records a newer kimigo wrote is refused with
+// CodeLogTooNew naming the file and saying what to do, and nothing in
+// the data root changes: no lock pid, no record, no quarantine.
+func TestResumeRefusesALogFromANewerKimigo(t *testing.T) {
+	r := newRig(t, "ok")
+	s, err := session.Create(t.Context(), r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, s, "hi")
+	closeSession(t, s)
+	wire := wireOf(s)
+	newer := `{"type":"metadata","protocol_version":"9.1","created_at":1}` + "\n" + `{"type":"future.thing"` + "\n"
+	if err := os.WriteFile(wire, []byte(newer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, r.root)
+	for _, open := range []func() (*session.Session, error){
+		func() (*session.Session, error) { return session.Resume(t.Context(), s.ID(), r.opts("")) },
+		func() (*session.Session, error) { return session.Continue(t.Context(), r.opts("")) },
+	} {
+		_, err := open()
+		var se *session.Error
+		if !errors.As(err, &se) || se.Code != session.CodeLogTooNew || !errors.Is(err, session.ErrLogTooNew) {
+			t.Fatalf("open = %v, want CodeLogTooNew", err)
+		}
+		if !strings.Contains(err.Error(), wire) || !strings.Contains(err.Error(), "9.1") ||
+			!strings.Contains(se.Hint(), "upgrade kimigo") {
+			t.Errorf("error %q / hint %q do not name the file, the version and what to do", err, se.Hint())
+		}
+	}
+	if d := cmp.Diff(before, snapshot(t, r.root)); d != "" {
+		t.Errorf("a refused open changed the data root:\n%s", d)
+	}
+}
+
+// The index is derived data: RepairIndex moves corrupt lines to the side
+// file, rebuilds entries the index lacks, also for a session whose
+// state.json is gone (from the cwd its records hold), and a second run
+// finds nothing to do. Readers meanwhile skip the corrupt lines and copy
+// them to the side file once.
+func TestRepairIndex(t *testing.T) {
+	r := newRig(t, "a", "b")
+	var ids, dirs []string
+	for range 2 {
+		s, err := session.Create(t.Context(), r.opts(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompt(t, s, "hi")
+		closeSession(t, s)
+		ids, dirs = append(ids, s.ID()), append(dirs, s.Dir())
+	}
+	index := filepath.Join(r.root, session.IndexFileName)
+	data, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Line 1 garbled, line 2 (the second session) lost; state.json of
+	// the second session gone too.
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	garbled := `{"sessionId":"sess` + "\x00\n"
+	if err := os.WriteFile(index, []byte(garbled+string(first)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dirs[1], session.StateFileName)); err != nil {
+		t.Fatal(err)
+	}
+
+	var warnings []string
+	store := session.NewStore(session.StoreOptions{Root: r.root, OnWarning: func(m string) { warnings = append(warnings, m) }})
+	if _, err := store.Get(ids[0]); err != nil {
+		t.Fatalf("Get with a corrupt index line: %v", err)
+	}
+	side := index + session.IndexQuarantineSuffix
+	if b, _ := os.ReadFile(side); !bytes.Contains(b, []byte(garbled)) || !bytes.Contains(b, []byte("line 1 ")) {
+		t.Errorf("side file after a read = %q", b)
+	}
+	store.Get(ids[0])
+	if b, _ := os.ReadFile(side); bytes.Count(b, []byte(garbled)) != 1 {
+		t.Errorf("a second read copied the line again: %q", b)
+	}
+	if d := cmp.Diff([]string{"skipped corrupt line 1 of " + index + "; its bytes were copied to " + side}, warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+
+	rep, err := r.store.RepairIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(session.IndexRepair{Path: index, SideFile: side, Corrupt: []int{1},
+		Reindex: session.ReindexResult{Scanned: 2, Added: 1}}, rep); d != "" {
+		t.Errorf("RepairIndex (-want +got):\n%s", d)
+	}
+	if b, _ := os.ReadFile(index); bytes.Contains(b, []byte("\x00")) {
+		t.Errorf("the corrupt line is still in the index: %q", b)
+	}
+	for _, id := range ids {
+		if _, err := r.store.Get(id); err != nil {
+			t.Errorf("Get(%s) after the repair: %v", id, err)
+		}
+	}
+	rep, err = r.store.RepairIndex()
+	if err != nil || len(rep.Corrupt) != 0 || rep.Reindex.Added+rep.Reindex.Repaired != 0 {
+		t.Errorf("second RepairIndex = %+v, %v; want nothing to do", rep, err)
+	}
+	// The session without state.json resumes, and gets it back.
+	s, err := session.Resume(t.Context(), ids[1], r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeSession(t, s)
+}
