@@ -192,6 +192,20 @@ func TestS33ContinuePicksTheLatest(t *testing.T) {
 	}
 	closeSession(t, cont)
 
+	// Through a symbolic link to W, W's sessions are the directory's.
+	link := filepath.Join(filepath.Dir(r.workDir), "link-to-w")
+	if err := os.Symlink(r.workDir, link); err != nil {
+		t.Fatal(err)
+	}
+	viaLink, err := session.Continue(ctx, r.opts(link))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !viaLink.Resumed() || viaLink.ID() != s2.ID() {
+		t.Errorf("Continue through a link resumed %s (resumed %v), want S2 %s", viaLink.ID(), viaLink.Resumed(), s2.ID())
+	}
+	closeSession(t, viaLink)
+
 	empty := filepath.Join(filepath.Dir(r.workDir), "empty")
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)

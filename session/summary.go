@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,6 +65,24 @@ func (s *Store) List(opts ListOptions) ([]Summary, error) {
 	}
 	var out []Summary
 	seen := map[string]bool{}
+	// inDir matches a session's work dir with opts.WorkDir: by path first,
+	// then as the same directory on disk, so a symbolic link to the work
+	// dir (or the real path of a session started through one) finds it.
+	// The stat is only paid for entries whose path differs.
+	var wdInfo fs.FileInfo
+	if opts.WorkDir != "" {
+		wdInfo, _ = s.fs.Stat(opts.WorkDir)
+	}
+	inDir := func(workDir string) bool {
+		if opts.WorkDir == "" || SameWorkDir(workDir, opts.WorkDir) {
+			return true
+		}
+		if wdInfo == nil {
+			return false
+		}
+		fi, err := s.fs.Stat(workDir)
+		return err == nil && os.SameFile(fi, wdInfo)
+	}
 	add := func(id, dir, workDir string) {
 		if seen[id] {
 			return
@@ -74,7 +93,7 @@ func (s *Store) List(opts ListOptions) ([]Summary, error) {
 		case errors.Is(err, ErrNotFound):
 		case err != nil:
 			s.logger.Warn("skip unreadable session", "session_id", id, "dir", dir, "err", err)
-		case opts.WorkDir != "" && !SameWorkDir(sum.WorkDir, opts.WorkDir):
+		case !inDir(sum.WorkDir):
 		case sum.Archived && !opts.Archived:
 		default:
 			out = append(out, sum)
@@ -98,7 +117,7 @@ func (s *Store) List(opts ListOptions) ([]Summary, error) {
 		}
 	}
 	for _, e := range idx.entries() {
-		if opts.WorkDir == "" || SameWorkDir(e.WorkDir, opts.WorkDir) {
+		if inDir(e.WorkDir) {
 			add(e.ID, e.Dir, e.WorkDir)
 		}
 	}
