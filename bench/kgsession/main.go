@@ -11,7 +11,9 @@
 //     export`, the command that lists and asks, as a whole process) and
 //     resuming it (`kimigo -c -p continue`: wall time and peak RSS).
 //   - -scenario soak runs one print-mode prompt of -steps tool round trips
-//     and samples the process's RSS and the records' size at fixed steps.
+//     and samples the process's RSS and the records' size at fixed steps;
+//     -window gives the model a real context window, so the session
+//     compacts as it would in use (the default never compacts).
 //
 // bench/huge.sh and bench/soak.sh build kimigo and run it; see the
 // README's "Benchmark" section.
@@ -40,6 +42,7 @@ func run() error {
 	runs := flag.Int("n", 5, "measured runs (huge: resumes and listings; soak: whole soak runs)")
 	sizeMiB := flag.Int64("size", 500, "huge: size of the synthetic session in MiB")
 	steps := flag.Int("steps", 2000, "soak: tool round trips in the prompt")
+	window := flag.Int("window", 100_000_000, "soak: the model's context window in tokens (the default never compacts)")
 	keep := flag.String("keep", "", "keep the data root and work dir in this directory (it must not exist)")
 	reuse := flag.String("reuse", "", "huge: measure the session a -keep run left in this directory")
 	flag.Parse()
@@ -69,7 +72,7 @@ func run() error {
 	case "huge":
 		return huge(abs, tmp, *sizeMiB<<20, *runs, *reuse != "")
 	case "soak":
-		return soak(abs, tmp, *steps, *runs)
+		return soak(abs, tmp, *steps, *runs, *window)
 	}
 	return fmt.Errorf("-scenario must be huge or soak, not %q", *scenario)
 }

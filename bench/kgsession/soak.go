@@ -26,7 +26,7 @@ type sample struct {
 
 // soak runs n print-mode prompts of steps tool round trips each and
 // reports, per sampled step, the median RSS and records size.
-func soak(bin, tmp string, steps, n int) error {
+func soak(bin, tmp string, steps, n, window int) error {
 	points := slices.DeleteFunc(slices.Clone(soakPoints), func(p int) bool { return p > steps })
 	if !slices.Contains(points, steps) {
 		points = append(points, steps)
@@ -35,13 +35,13 @@ func soak(bin, tmp string, steps, n int) error {
 	var walls []float64
 	for i := range n {
 		fmt.Println("load average:", loadAverage())
-		got, wall, err := soakRun(bin, filepath.Join(tmp, fmt.Sprint(i)), steps, points)
+		got, wall, err := soakRun(bin, filepath.Join(tmp, fmt.Sprint(i)), steps, window, points)
 		if err != nil {
 			return err
 		}
 		runs, walls = append(runs, got), append(walls, wall.Seconds())
 	}
-	fmt.Printf("%d runs of one prompt with %d tool round trips; wall s: %v\n\n", n, steps, statsOf(walls))
+	fmt.Printf("%d runs of one prompt with %d tool round trips, %d-token window; wall s: %v\n\n", n, steps, window, statsOf(walls))
 	fmt.Printf("%8s %22s %22s\n", "step", "RSS MiB (med/min/max)", "records MiB (median)")
 	med := map[int]stats{}
 	for _, p := range points {
@@ -64,7 +64,7 @@ func soak(bin, tmp string, steps, n int) error {
 }
 
 // soakRun runs one soak in dir and samples the process at points.
-func soakRun(bin, dir string, steps int, points []int) (map[int]sample, time.Duration, error) {
+func soakRun(bin, dir string, steps, window int, points []int) (map[int]sample, time.Duration, error) {
 	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	for _, d := range []string{home, work} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -106,11 +106,13 @@ func soakRun(bin, dir string, steps int, points []int) (map[int]sample, time.Dur
 	if err != nil {
 		return nil, 0, err
 	}
-	// A context far beyond the soak's history, so no compaction resets it:
-	// the soak measures growth, not the compaction.
+	// By default the window is far beyond the soak's history, so no
+	// compaction resets it and the soak measures growth of the whole
+	// conversation; a real window (-window 262144) measures a session that
+	// compacts as it would in use.
 	cmd := exec.Command(bin, "-p", fmt.Sprintf("page through a.txt (steps:%d)", steps))
 	var out, errw bytes.Buffer
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = work, environment(dir, home, base, 100_000_000), &out, &errw
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = work, environment(dir, home, base, window), &out, &errw
 	start := time.Now()
 	mu.Lock()
 	err = cmd.Start()
