@@ -61,7 +61,9 @@ func (s *blobStore) offload(rec Record) (Record, bool, error) {
 			return url, false, err
 		}
 		wrote = wrote || created
-		s.cache.put(hash, payload)
+		// Not cached here: the live history holds this media already, and
+		// the cache is for reading blobs back (resume), so caching on write
+		// would keep every image twice.
 		return blobRefScheme + mime + ";" + hash, true, nil
 	})
 	return out, wrote, err
