@@ -2,6 +2,7 @@ package kimigo_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,16 @@ var forbidden = map[string][]string{ // importer → what it must not import
 	"profile/":  {"agent", "agent/", "session", "config", "tools", "tools/"},
 }
 
+// only lists, for the bottom layers, every project package they may
+// import at all — their tests included: llm imports nothing outside llm,
+// loop nothing but llm and its own test doubles (STYLE.md §2).
+var only = map[string][]string{ // importer → all it may import
+	"llm":   {"llm", "llm/"},
+	"llm/":  {"llm", "llm/"},
+	"loop":  {"llm", "llm/", "loop", "loop/looptest"},
+	"loop/": {"llm", "llm/", "loop"},
+}
+
 const module = "github.com/kimigo/kimigo"
 
 func matches(pattern, pkg string) bool {
@@ -38,7 +49,8 @@ func matches(pattern, pkg string) bool {
 }
 
 func TestImportPolicy(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	out, err := exec.Command("go", "list", "-f",
+		"{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -55,6 +67,11 @@ func TestImportPolicy(t *testing.T) {
 			}
 			imported := strings.TrimPrefix(imp, module+"/")
 			checked++
+			for from, allowed := range only {
+				if matches(from, importer) && !slices.ContainsFunc(allowed, func(a string) bool { return matches(a, imported) }) {
+					t.Errorf("%s imports %s; STYLE.md §2 allows %s to import only %v", importer, imported, from, allowed)
+				}
+			}
 			for from, bans := range forbidden {
 				if !matches(from, importer) {
 					continue

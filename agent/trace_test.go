@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/agenttest"
-	"github.com/kimigo/kimigo/internal/golden"
+	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop/looptest"
 )
@@ -16,7 +16,7 @@ func TestTraceToolTurn(t *testing.T) {
 	h := newHarness(t, agenttest.Tools(looptest.Echo()))
 	h.Model(withUsage(call("c1", "echo", `{"text":"hi"}`), 12, 3), withUsage(scripted.Text("It said hi."), 20, 4))
 	h.Prompt("echo hi")
-	golden.Check(t, "tool_turn.trace", h.Trace())
+	llmtest.Golden(t, "tool_turn.trace", h.Trace())
 	h.ExpectResumeMatches()
 }
 
@@ -29,6 +29,6 @@ func TestTraceSteerDuringApproval(t *testing.T) {
 	h.Steer("and say so", nil)
 	ap.Approve()
 	h.Wait()
-	golden.Check(t, "steer_during_approval.trace", h.Trace())
+	llmtest.Golden(t, "steer_during_approval.trace", h.Trace())
 	h.ExpectResumeMatches()
 }

@@ -48,7 +48,7 @@ type pending struct {
 // transcript failures.
 func (t *turn) runBatch(ctx context.Context, s *stepState, calls []llm.ToolCall) (stop bool, err error) {
 	runCtx, cancel := context.WithCancelCause(ctx)
-	b := &batch{t: t, s: s, calls: calls, sched: newScheduler(), runCtx: runCtx}
+	b := &batch{t: t, s: s, calls: calls, sched: newScheduler(t.log), runCtx: runCtx}
 	defer func() {
 		cancel(err) // on failure the cause is the transcript error; on success everything settled
 		b.sched.close()

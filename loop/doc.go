@@ -19,8 +19,9 @@
 // come from the host's builders, tools from its table, decisions from its
 // hooks; events leave through the Dispatcher, and the agent stores
 // recorded events verbatim (each marshals to one JSON object whose first
-// key is "type", the shape of spec 02 §6.4). It imports only llm and
-// internal/bug: tool arguments are checked by its own JSON Schema
+// key is "type", the shape of spec 02 §6.4). It imports only llm (a
+// tool's panic is logged as an error with its stack on Input.Log): tool
+// arguments are checked by its own JSON Schema
 // validator (schema.go, schemaparser.go, schemaeval.go, schemaformat.go;
 // drafts 07, 2019-09 and 2020-12), which costs nothing until a tool is
 // first called, where a validator library would compile its metaschemas

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
-
-	"github.com/kimigo/kimigo/internal/bug"
 )
 
 // graceTimeout is how long a cancelled call may keep running before the
@@ -19,6 +18,7 @@ type outcome struct {
 	err       error
 	panicked  bool
 	panicText string
+	stack     []byte // the panicking goroutine's stack
 }
 
 // execute runs one call on the scheduler's goroutine and returns its result.
@@ -33,7 +33,7 @@ func execute(ctx context.Context, log *slog.Logger, name string,
 		return abortedResult(ctx, name)
 	}
 	done := make(chan outcome, 1)
-	go runExecute(ctx, name, fn, ec, done)
+	go runExecute(ctx, fn, ec, done)
 	var o outcome
 	select {
 	case o = <-done:
@@ -48,6 +48,8 @@ func execute(ctx context.Context, log *slog.Logger, name string,
 	}
 	switch {
 	case o.panicked:
+		log.Error("tool panicked in Execute", "tool", name, "call_id", ec.ToolCallID, "panic", o.panicText,
+			"stack", string(o.stack))
 		return ErrorResult(fmt.Sprintf("Tool %q failed: panic: %s", name, o.panicText))
 	case o.err != nil && (IsAbort(o.err) || ctx.Err() != nil):
 		return abortedResult(ctx, name)
@@ -59,13 +61,12 @@ func execute(ctx context.Context, log *slog.Logger, name string,
 }
 
 // runExecute is the boundary where a tool's panic stops: the model gets an
-// error result and the defect is reported.
-func runExecute(ctx context.Context, name string, fn func(context.Context, ExecCtx) (ToolResult, error),
+// error result and execute logs the defect with its stack.
+func runExecute(ctx context.Context, fn func(context.Context, ExecCtx) (ToolResult, error),
 	ec ExecCtx, done chan<- outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			done <- outcome{panicked: true, panicText: fmt.Sprint(r)}
-			bug.Reportf("tool %s panicked in Execute: %v", name, r)
+			done <- outcome{panicked: true, panicText: fmt.Sprint(r), stack: debug.Stack()}
 		}
 	}()
 	res, err := fn(ctx, ec)

@@ -1,10 +1,9 @@
 package loop
 
 import (
+	"log/slog"
 	"slices"
 	"sync"
-
-	"github.com/kimigo/kimigo/internal/bug"
 )
 
 // scheduler runs tool calls as their accesses allow (spec 01 §4.11): a task
@@ -13,6 +12,7 @@ import (
 // later calls overtake. It owns one goroutine per started task and close
 // waits for all of them.
 type scheduler struct {
+	log     *slog.Logger
 	mu      sync.Mutex
 	running []*schedTask // guarded by mu
 	queued  []*schedTask // guarded by mu, in arrival order
@@ -25,7 +25,7 @@ type schedTask struct {
 	run      func() // must not panic; execute recovers tool panics
 }
 
-func newScheduler() *scheduler { return &scheduler{} }
+func newScheduler(log *slog.Logger) *scheduler { return &scheduler{log: log} }
 
 // add starts run now, or queues it behind the tasks it conflicts with.
 func (s *scheduler) add(accesses []Access, run func()) {
@@ -33,7 +33,7 @@ func (s *scheduler) add(accesses []Access, run func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		bug.Reportf("tool scheduled after the batch ended")
+		s.log.Error("loop defect: tool scheduled after its batch ended; it does not run")
 		return
 	}
 	if conflictsAny(t, s.running) || conflictsAny(t, s.queued) {

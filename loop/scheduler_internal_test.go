@@ -1,12 +1,13 @@
 package loop
 
 import (
+	"log/slog"
 	"slices"
 	"testing"
 )
 
 func TestSL20SchedulerOvertaking(t *testing.T) {
-	s := newScheduler()
+	s := newScheduler(slog.New(slog.DiscardHandler))
 	started := make(chan int, 3)
 	release1 := make(chan struct{})
 	s.add(WriteFile("/a"), func() { started <- 1; <-release1 })
@@ -32,7 +33,7 @@ func TestSL20SchedulerOvertaking(t *testing.T) {
 }
 
 func TestSchedulerConflictingTasksKeepOrder(t *testing.T) {
-	s := newScheduler()
+	s := newScheduler(slog.New(slog.DiscardHandler))
 	order := make(chan int, 4)
 	gate := make(chan struct{})
 	s.add(WriteFile("/a"), func() { <-gate; order <- 1 })

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"unicode/utf8"
 
-	"github.com/kimigo/kimigo/internal/bug"
 	"github.com/kimigo/kimigo/llm"
 )
 
@@ -173,7 +174,7 @@ func blockReason(reason, name string) string {
 // when there is one; otherwise it returns the result that answers the call.
 func (b *batch) resolve(c *prepCall) (Execution, *ToolResult) {
 	name := c.plan.call.Name
-	exec, r, err := resolveSafely(c.plan.tool, name, c.args)
+	exec, r, err := resolveSafely(b.t.log, c.plan.tool, name, c.plan.call.ID, c.args)
 	var res ToolResult
 	switch {
 	case err != nil:
@@ -195,12 +196,15 @@ func (b *batch) resolve(c *prepCall) (Execution, *ToolResult) {
 	return Execution{}, &res
 }
 
-// resolveSafely calls ResolveExecution, turning a panic into an error.
-func resolveSafely(tool ExecutableTool, name string, args json.RawMessage) (exec Execution, res *ToolResult, err error) {
+// resolveSafely calls ResolveExecution, turning a panic into an error and
+// logging the defect with its stack.
+func resolveSafely(log *slog.Logger, tool ExecutableTool, name, callID string,
+	args json.RawMessage) (exec Execution, res *ToolResult, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			exec, res, err = Execution{}, nil, fmt.Errorf("panic: %v", r)
-			bug.Reportf("tool %s panicked in ResolveExecution: %v", name, r)
+			log.Error("tool panicked in ResolveExecution", "tool", name, "call_id", callID, "panic", fmt.Sprint(r),
+				"stack", string(debug.Stack()))
 		}
 	}()
 	return tool.ResolveExecution(args)

@@ -1,14 +1,16 @@
 package loop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kimigo/kimigo/internal/bug"
+
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/loop/looptest"
@@ -361,7 +363,6 @@ func TestResolveExecutionErrors(t *testing.T) {
 }
 
 func TestToolPanicsAreRecovered(t *testing.T) {
-	defer bug.Quiet()()
 	panicky := &looptest.Tool{Name: "panicky", Run: func(context.Context, json.RawMessage, loop.ExecCtx) (loop.ToolResult, error) {
 		panic("kaboom")
 	}}
@@ -372,11 +373,26 @@ func TestToolPanicsAreRecovered(t *testing.T) {
 		looptest.Call("c1", "panicky", `{}`),
 		looptest.Call("c2", "resolver", `{}`),
 	), looptest.Text("done")).tools(panicky, resolver)
+	var logged bytes.Buffer // the handler serialises its writes
+	h.in.Log = slog.New(slog.NewTextHandler(&logged, nil))
 	res := h.mustRun(t.Context())
 	h.wantResults(errResult(`Tool "panicky" failed: panic: kaboom`),
 		errResult(`Tool "resolver" failed to resolve execution: panic: bad resolve`))
 	if res.StopReason != loop.StopEndTurn {
 		t.Errorf("stop = %s", res.StopReason)
+	}
+	// Each panic is a defect of its tool: logged as an error with the
+	// stack that led to it.
+	for _, want := range []string{
+		`level=ERROR msg="tool panicked in Execute" tool=panicky call_id=c1 panic=kaboom stack=`,
+		`level=ERROR msg="tool panicked in ResolveExecution" tool=resolver call_id=c2 panic="bad resolve" stack=`,
+	} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logged.String())
+		}
+	}
+	if n := strings.Count(logged.String(), "runtime/debug.Stack"); n != 2 {
+		t.Errorf("%d stacks logged; want 2:\n%s", n, logged.String())
 	}
 }
 

@@ -7,12 +7,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/internal/golden"
+	"github.com/kimigo/kimigo/llm/llmtest"
 )
 
 func TestDefaultPromptGolden(t *testing.T) {
 	pc, _ := prepare(t, newEnv(t, smallRepo()), "/ws")
-	golden.Check(t, "default_prompt.md", []byte(render(t, builtin(t), "", pc)))
+	llmtest.Golden(t, "default_prompt.md", []byte(render(t, builtin(t), "", pc)))
 }
 
 func TestSubagentPromptsGolden(t *testing.T) {
@@ -20,7 +20,7 @@ func TestSubagentPromptsGolden(t *testing.T) {
 	c := builtin(t)
 	for _, name := range []string{"coder", "explore", "plan"} {
 		t.Run(name, func(t *testing.T) {
-			golden.Check(t, name+"_prompt.md", []byte(render(t, c, name, pc)))
+			llmtest.Golden(t, name+"_prompt.md", []byte(render(t, c, name, pc)))
 		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/internal/golden"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 )
@@ -173,7 +172,7 @@ func TestMediaBlocks(t *testing.T) {
 		llm.AssistantMessage("", call("shot", "screenshot", `{}`)),
 		llm.ToolMessage("shot", llm.TextPart("captured"), llm.ImagePart("data:image/jpeg;base64,/9j/4AAQ"), llm.VideoPart("data:video/webm;base64,GkXf", "")),
 	}})
-	golden.Check(t, "media_blocks.golden.json", srv.Request(0).CanonicalBody())
+	llmtest.Golden(t, "media_blocks.golden.json", srv.Request(0).CanonicalBody())
 }
 
 func TestMediaErrors(t *testing.T) {

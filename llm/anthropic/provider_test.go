@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/internal/golden"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 )
@@ -65,7 +64,7 @@ func TestSA1RequestShapeAndCredentials(t *testing.T) {
 	if d := cmp.Diff(`{"cache_control":{"type":"ephemeral"},"source":{"type":"url","url":"https://example.com/cat.png"},"type":"image"}`, jsonOf(t, img)); d != "" {
 		t.Errorf("image block (-want +got):\n%s", d)
 	}
-	golden.Check(t, "sa1_request.golden.json", r.CanonicalBody())
+	llmtest.Golden(t, "sa1_request.golden.json", r.CanonicalBody())
 }
 
 func TestSA2ParallelResultsAndMerging(t *testing.T) {
@@ -84,7 +83,7 @@ func TestSA2ParallelResultsAndMerging(t *testing.T) {
 	if has(last[0], "cache_control") || !has(last[1], "cache_control") {
 		t.Errorf("cache_control must be on the second result only: %s", jsonOf(t, last))
 	}
-	golden.Check(t, "parallel_tool_results.golden.json", srv.Request(0).CanonicalBody())
+	llmtest.Golden(t, "parallel_tool_results.golden.json", srv.Request(0).CanonicalBody())
 
 	// The merge rule, through the wire.
 	for _, tt := range []struct {
@@ -230,7 +229,7 @@ func TestSA5ThinkingConfiguration(t *testing.T) {
 				t.Errorf("wire (-want +got):\n%s", d)
 			}
 			if tt.golden != "" {
-				golden.Check(t, tt.golden, r.CanonicalBody())
+				llmtest.Golden(t, tt.golden, r.CanonicalBody())
 			}
 		})
 	}
@@ -377,7 +376,7 @@ func TestGenerationOptions(t *testing.T) {
 	if b := srv.Request(0).Header.Get("anthropic-beta"); b != "" {
 		t.Errorf("anthropic-beta = %q with an empty beta list", b)
 	}
-	golden.Check(t, "generation_options.golden.json", srv.Request(0).CanonicalBody())
+	llmtest.Golden(t, "generation_options.golden.json", srv.Request(0).CanonicalBody())
 }
 
 func TestCopiesAreIndependent(t *testing.T) {

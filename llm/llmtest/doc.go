@@ -21,6 +21,11 @@
 // events, and says when it got there, so a test can act at that point
 // while the client waits: kill it, read what it recorded (gate_test.go).
 //
+// Golden (golden.go) compares a test's output, such as a wire request,
+// with its golden file under testdata/ and rewrites it under -update; it
+// lives here so that the llm packages' own tests can use it without
+// importing anything outside llm (STYLE.md §2).
+//
 // It owns no client code: tests point llm/openai and llm/anthropic at these
 // servers. Guarded by chat_completions_test.go and anthropic_test.go, which
 // pin the strict rules to the error texts the real services return.

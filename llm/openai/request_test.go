@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/internal/golden"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 )
@@ -54,7 +53,7 @@ func TestSK1RequestShape(t *testing.T) {
 	if got := r.Header.Get("Authorization"); got != "Bearer test-key" {
 		t.Errorf("Authorization = %q", got)
 	}
-	golden.Check(t, "kimi_full_request.golden.json", r.CanonicalBody())
+	llmtest.Golden(t, "kimi_full_request.golden.json", r.CanonicalBody())
 }
 
 func TestSK2PreservedThinking(t *testing.T) {
@@ -88,7 +87,7 @@ func TestSK2PreservedThinking(t *testing.T) {
 		if _, ok := msgs[2].(map[string]any)["content"]; ok {
 			t.Errorf("tool-call-only assistant has content: %v", msgs[2])
 		}
-		golden.Check(t, "kimi_preserved_thinking.golden.json", srv.Request(0).CanonicalBody())
+		llmtest.Golden(t, "kimi_preserved_thinking.golden.json", srv.Request(0).CanonicalBody())
 	})
 	for _, tt := range []struct {
 		name string
@@ -164,7 +163,7 @@ func TestSK4ToolsAndSchemas(t *testing.T) {
 	if string(schema) != string(before) || string(tools[1].Parameters) != string(before) {
 		t.Errorf("caller's schema changed:\n%s", schema)
 	}
-	golden.Check(t, "kimi_builtin_tools.golden.json", srv.Request(0).CanonicalBody())
+	llmtest.Golden(t, "kimi_builtin_tools.golden.json", srv.Request(0).CanonicalBody())
 }
 
 func TestSK7ReasoningDialect(t *testing.T) {
@@ -318,7 +317,7 @@ func TestSO2ToolResultMedia(t *testing.T) {
 	if d := cmp.Diff(want, any(wireMessages(t, srv, 0))); d != "" {
 		t.Errorf("messages (-want +got):\n%s", d)
 	}
-	golden.Check(t, "openai_tool_media.golden.json", srv.Request(0).CanonicalBody())
+	llmtest.Golden(t, "openai_tool_media.golden.json", srv.Request(0).CanonicalBody())
 }
 
 func TestSO3ReasoningEffort(t *testing.T) {
@@ -371,7 +370,7 @@ func TestMessageLevelTools(t *testing.T) {
 		if len(msgs) != 4 {
 			t.Fatalf("got %d messages; want 4", len(msgs))
 		}
-		golden.Check(t, "kimi_message_tools.golden.json", srv.Request(0).CanonicalBody())
+		llmtest.Golden(t, "kimi_message_tools.golden.json", srv.Request(0).CanonicalBody())
 	})
 	t.Run("openai skips them", func(t *testing.T) {
 		srv := llmtest.FakeChatCompletions(t, llmtest.Text("ok"))
@@ -401,7 +400,7 @@ func TestResponseFormats(t *testing.T) {
 			srv := llmtest.FakeChatCompletions(t, llmtest.Text(`{"a":1}`))
 			generate(t, against(srv, Options{Flavour: OpenAI, Model: "gpt-4.1"}),
 				llm.Request{Messages: []llm.Message{llm.UserMessage("json please")}, ResponseFormat: tt.f})
-			golden.Check(t, "response_format_"+tt.name+".golden.json", srv.Request(0).CanonicalBody())
+			llmtest.Golden(t, "response_format_"+tt.name+".golden.json", srv.Request(0).CanonicalBody())
 		})
 	}
 	srv := llmtest.FakeChatCompletions(t)

@@ -1,8 +1,4 @@
-// Package golden compares test output with files under testdata/ and
-// rewrites them when tests run with -update. JSON output is indented before
-// comparison so reviewers read a stable, line-based diff. It owns no other
-// test helpers.
-package golden
+package llmtest
 
 import (
 	"bytes"
@@ -18,12 +14,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
-// Updating reports whether the test run rewrites golden files.
-func Updating() bool { return *update }
-
-// Check compares got with testdata/<name>. Names ending in .json are
-// compared as indented JSON. With -update the file is written instead.
-func Check(t testing.TB, name string, got []byte) {
+// Golden compares got with testdata/<name>, the golden file of a wire
+// request or a trace. Names ending in .json are indented before the
+// comparison, so reviewers read a stable, line-based diff. When the test
+// runs with -update the file is written instead.
+func Golden(t testing.TB, name string, got []byte) {
 	t.Helper()
 	if strings.HasSuffix(name, ".json") {
 		var buf bytes.Buffer
