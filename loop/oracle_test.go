@@ -3,6 +3,7 @@ package loop
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -175,9 +176,22 @@ func compareWithOracle(t *testing.T, schema, args string) {
 		t.Errorf("schema %s, args %s: valid = %v, oracle %v (%q / %q)", schema, args, gotOK, wantOK, gotMsg, wantMsg)
 		return
 	}
-	if gotMsg != wantMsg && !strings.Contains(schema, "propertyNames") && !strings.Contains(gotMsg, "through $ref") {
+	if !sameIssues(gotMsg, wantMsg) && !strings.Contains(schema, "propertyNames") && !strings.Contains(gotMsg, "through $ref") {
 		t.Errorf("schema %s, args %s:\n got  %q\n want %q", schema, args, gotMsg, wantMsg)
 	}
+}
+
+// sameIssues compares two "; "-joined issue lists as sets: the oracle
+// orders issues of one instance path as its map iteration happens to walk
+// them, so only kimigo's order is stable.
+func sameIssues(got, want string) bool {
+	if got == want {
+		return true
+	}
+	g, w := strings.Split(got, "; "), strings.Split(want, "; ")
+	slices.Sort(g)
+	slices.Sort(w)
+	return slices.Equal(g, w)
 }
 
 func TestValidatorMatchesOracle(t *testing.T) {
