@@ -31,7 +31,9 @@
 //     process-global one; errors name the path (fs_local_test.go,
 //     local_test.go TestLocalCwdAndEnvironment).
 //   - Lock is exclusive across processes and within this one
-//     (fs_local_test.go).
+//     (fs_local_test.go); LockOwned (lock.go), used by the record log and
+//     the session, also names the holder's process id to whoever is
+//     refused (TestLockOwnedNamesTheHolder).
 //   - Killing a Process reaches every process of its group, and its pipes
 //     reach EOF once the group is gone (local_test.go
 //     TestLocalKillReachesTheGroup).

@@ -2,6 +2,7 @@ package osenv
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,4 +59,34 @@ func TestLocalFSLockIsExclusive(t *testing.T) {
 		t.Fatalf("Lock after unlock: %v", err)
 	}
 	_ = unlock2()
+}
+
+func TestLockOwnedNamesTheHolder(t *testing.T) {
+	l := LocalFS{Dir: t.TempDir()}
+	unlock, _, pidErr, err := LockOwned(l, ".lock")
+	if err != nil || pidErr != nil {
+		t.Fatalf("LockOwned = %v, pid write %v", err, pidErr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(l.Dir, ".lock")); string(b) != fmt.Sprintf("%d\n", os.Getpid()) {
+		t.Errorf("lock file holds %q; want this process's id", b)
+	}
+	_, holder, _, err := LockOwned(l, ".lock")
+	if !errors.Is(err, ErrLocked) || holder != os.Getpid() {
+		t.Errorf("second LockOwned = holder %d, %v; want %d and ErrLocked", holder, err, os.Getpid())
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	// A lock file that names no process leaves the holder unknown.
+	if err := os.WriteFile(filepath.Join(l.Dir, "bare.lock"), []byte("not a pid"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unlockBare, err := l.Lock("bare.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unlockBare() }()
+	if _, holder, _, err := LockOwned(l, "bare.lock"); !errors.Is(err, ErrLocked) || holder != 0 {
+		t.Errorf("LockOwned of a bare lock = holder %d, %v; want 0 and ErrLocked", holder, err)
+	}
 }

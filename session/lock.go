@@ -1,12 +1,9 @@
 package session
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/kimigo/kimigo/osenv"
 )
@@ -21,10 +18,10 @@ const LockFileName = ".lock"
 // away with the process, so a crash never leaves a session locked.
 func (s *Store) lock(id, dir string) (unlock func() error, err error) {
 	name := filepath.Join(dir, LockFileName)
-	unlock, err = s.fs.Lock(name)
+	unlock, pid, pidErr, err := osenv.LockOwned(s.fs, name)
 	if errors.Is(err, osenv.ErrLocked) {
 		holder := ""
-		if pid, ok := readPid(s.fs, name); ok {
+		if pid > 0 {
 			holder = fmt.Sprintf("pid %d", pid)
 		}
 		return nil, &Error{Code: CodeInUse, ID: id, Path: name, Holder: holder, Err: err}
@@ -32,31 +29,10 @@ func (s *Store) lock(id, dir string) (unlock func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
-	if err := writePid(s.fs, name); err != nil {
+	if pidErr != nil {
 		// The lock holds regardless; only the holder's pid in a later
 		// error is lost.
-		s.logger.Warn("record pid in session lock", "path", name, "err", err)
+		s.logger.Warn("record pid in session lock", "path", name, "err", pidErr)
 	}
 	return unlock, nil
-}
-
-func writePid(fsys osenv.FS, name string) error {
-	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte(strconv.Itoa(os.Getpid()) + "\n"))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func readPid(fsys osenv.FS, name string) (int, bool) {
-	b, err := fsys.ReadFile(name)
-	if err != nil {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(string(bytes.TrimSpace(b)))
-	return pid, err == nil && pid > 0
 }
