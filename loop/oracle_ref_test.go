@@ -13,94 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/big"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
-
-// oracleSchemaCache compiles argument schemas once and keeps them, keyed by the
-// schema's exact text, so a tool's validator is built on its first call and
-// reused by every later call and turn. The zero value is an empty cache. It
-// is safe for concurrent use.
-type oracleSchemaCache struct {
-	mu sync.Mutex
-	m  map[string]*oracleCompiledSchema // guarded by mu
-}
-
-type oracleCompiledSchema struct {
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
-}
-
-// oracleMaxCachedSchemas bounds the cache; MCP servers can come and go, and a
-// rebuilt entry costs one compile.
-const oracleMaxCachedSchemas = 1024
-
-// oracleNewSchemaCache returns an empty cache.
-func oracleNewSchemaCache() *oracleSchemaCache { return &oracleSchemaCache{} }
-
-func (c *oracleSchemaCache) get(schema []byte) *oracleCompiledSchema {
-	c.mu.Lock()
-	cs := c.m[string(schema)]
-	if cs == nil {
-		if c.m == nil {
-			c.m = make(map[string]*oracleCompiledSchema)
-		}
-		if len(c.m) >= oracleMaxCachedSchemas {
-			clear(c.m)
-		}
-		cs = &oracleCompiledSchema{}
-		c.m[string(schema)] = cs
-	}
-	c.mu.Unlock()
-	cs.once.Do(func() { cs.schema, cs.err = oracleCompileSchema(schema) })
-	return cs
-}
-
-// check validates args (valid JSON) against schema. It returns the problems
-// worded for the model (spec 01 §4.10.3) and false when args do not match;
-// a schema that does not compile rejects every call with the compile error.
-// An empty schema accepts anything.
-func (c *oracleSchemaCache) check(schema, args json.RawMessage) (string, bool) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		return "", true
-	}
-	cs := c.get(schema)
-	if cs.err != nil {
-		return cs.err.Error(), false
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return err.Error(), false
-	}
-	err = cs.schema.Validate(v)
-	if err == nil {
-		return "", true
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error(), false
-	}
-	issues := oracleCollectIssues(ve, nil)
-	if len(issues) == 0 {
-		return "Tool parameter validation failed", false
-	}
-	// The validator walks objects in map order; sorting by instance path
-	// keeps the wording stable for the model and its prompt cache.
-	sort.SliceStable(issues, func(i, j int) bool { return issues[i].path < issues[j].path })
-	msgs := make([]string, len(issues))
-	for i, is := range issues {
-		msgs[i] = is.msg
-	}
-	return strings.Join(msgs, "; "), false
-}
 
 const oracleSchemaURL = "mem://kimigo/tool-parameters.json"
 
@@ -114,7 +33,7 @@ func oracleCompileSchema(schema []byte) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid parameters schema: %w", err)
 	}
-	draft := oracleDetectDraft(doc)
+	dialect := oracleDraft(detectDraft(doc))
 	if m, ok := doc.(map[string]any); ok {
 		if _, has := m["$schema"]; has {
 			m = maps.Clone(m)
@@ -123,7 +42,7 @@ func oracleCompileSchema(schema []byte) (*jsonschema.Schema, error) {
 		}
 	}
 	c := jsonschema.NewCompiler()
-	c.DefaultDraft(draft)
+	c.DefaultDraft(dialect)
 	c.AssertFormat()
 	c.UseLoader(oracleRefusingLoader{})
 	if err := c.AddResource(oracleSchemaURL, doc); err != nil {
@@ -140,58 +59,6 @@ type oracleRefusingLoader struct{}
 
 func (oracleRefusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external schema %s is not allowed", url)
-}
-
-var (
-	oracleKeywords2020 = []string{"prefixItems", "$dynamicAnchor", "$dynamicRef"}
-	oracleKeywords2019 = []string{"dependentRequired", "dependentSchemas", "maxContains", "minContains",
-		"unevaluatedItems", "unevaluatedProperties", "$recursiveAnchor", "$recursiveRef"}
-)
-
-func oracleDetectDraft(doc any) *jsonschema.Draft {
-	if m, ok := doc.(map[string]any); ok {
-		if s, has := m["$schema"]; has {
-			str, _ := s.(string)
-			switch {
-			case strings.Contains(str, "2020-12"):
-				return jsonschema.Draft2020
-			case strings.Contains(str, "2019-09"):
-				return jsonschema.Draft2019
-			}
-			return jsonschema.Draft7
-		}
-	}
-	switch {
-	case oracleHasKeyword(doc, oracleKeywords2020):
-		return jsonschema.Draft2020
-	case oracleHasKeyword(doc, oracleKeywords2019):
-		return jsonschema.Draft2019
-	}
-	return jsonschema.Draft7
-}
-
-// oracleHasKeyword reports whether any object anywhere in v has one of the keys.
-func oracleHasKeyword(v any, keys []string) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for _, k := range keys {
-			if _, ok := v[k]; ok {
-				return true
-			}
-		}
-		for _, child := range v {
-			if oracleHasKeyword(child, keys) {
-				return true
-			}
-		}
-	case []any:
-		for _, child := range v {
-			if oracleHasKeyword(child, keys) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // oracleSchemaIssue is one validation problem: the instance path it concerns (for
@@ -226,21 +93,14 @@ func oracleCollectIssues(ve *jsonschema.ValidationError, out []oracleSchemaIssue
 		}
 	case *kind.AnyOf:
 		descend()
-		add(oracleWithPath(path, "must match a schema in anyOf"))
+		add(withPath(path, "must match a schema in anyOf"))
 	case *kind.OneOf:
 		descend()
-		add(oracleWithPath(path, "must match exactly one schema in oneOf"))
+		add(withPath(path, "must match exactly one schema in oneOf"))
 	default:
-		add(oracleWithPath(path, oracleKindMessage(ve.ErrorKind)))
+		add(withPath(path, oracleKindMessage(ve.ErrorKind)))
 	}
 	return out
-}
-
-func oracleWithPath(path, msg string) string {
-	if path == "" {
-		return msg
-	}
-	return path + " " + msg
 }
 
 // oracleInstancePath renders a location as a JSON Pointer ("/a/0/b").
@@ -284,15 +144,15 @@ func oracleKindMessage(k jsonschema.ErrorKind) string {
 	case *kind.MaxProperties:
 		return fmt.Sprintf("must NOT have more than %d properties", k.Want)
 	case *kind.Minimum:
-		return "must be >= " + oracleRatString(k.Want)
+		return "must be >= " + ratString(k.Want)
 	case *kind.Maximum:
-		return "must be <= " + oracleRatString(k.Want)
+		return "must be <= " + ratString(k.Want)
 	case *kind.ExclusiveMinimum:
-		return "must be > " + oracleRatString(k.Want)
+		return "must be > " + ratString(k.Want)
 	case *kind.ExclusiveMaximum:
-		return "must be < " + oracleRatString(k.Want)
+		return "must be < " + ratString(k.Want)
 	case *kind.MultipleOf:
-		return "must be multiple of " + oracleRatString(k.Want)
+		return "must be multiple of " + ratString(k.Want)
 	case *kind.UniqueItems:
 		return fmt.Sprintf("must NOT have duplicate items (items ## %d and %d are identical)", k.Duplicates[1], k.Duplicates[0])
 	case *kind.Contains:
@@ -302,9 +162,9 @@ func oracleKindMessage(k jsonschema.ErrorKind) string {
 	case *kind.MaxContains:
 		return fmt.Sprintf("must contain at most %d valid item(s)", k.Want)
 	case *kind.Dependency:
-		return oracleDependencyMessage(k.Prop, k.Missing)
+		return dependencyMessage(k.Prop, k.Missing)
 	case *kind.DependentRequired:
-		return oracleDependencyMessage(k.Prop, k.Missing)
+		return dependencyMessage(k.Prop, k.Missing)
 	case *kind.PropertyNames:
 		return "property name must be valid"
 	case *kind.Not:
@@ -318,22 +178,41 @@ func oracleKindMessage(k jsonschema.ErrorKind) string {
 	return "is invalid"
 }
 
-func oracleDependencyMessage(prop string, missing []string) string {
-	noun := "property"
-	if len(missing) > 1 {
-		noun = "properties"
+// oracleDraft is the library's draft for the one kimigo's validator
+// detects, so both validators read a schema in the same dialect.
+func oracleDraft(d draft) *jsonschema.Draft {
+	switch d {
+	case draft2020:
+		return jsonschema.Draft2020
+	case draft2019:
+		return jsonschema.Draft2019
 	}
-	return fmt.Sprintf("must have %s %s when property %s is present", noun, strings.Join(missing, ", "), prop)
+	return jsonschema.Draft7
 }
 
-// oracleRatString prints a schema number the way JSON writes it: 1, 0.5, 1e+21.
-func oracleRatString(r *big.Rat) string {
-	if r == nil {
-		return "?"
+// oracleCheck validates args against a schema oracleCompileSchema
+// compiled, with the messages the library-based validator gave.
+func oracleCheck(sch *jsonschema.Schema, args json.RawMessage) (string, bool) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return err.Error(), false
 	}
-	if r.IsInt() {
-		return r.Num().String()
+	err = sch.Validate(v)
+	if err == nil {
+		return "", true
 	}
-	f, _ := r.Float64()
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error(), false
+	}
+	issues := oracleCollectIssues(ve, nil)
+	if len(issues) == 0 {
+		return "Tool parameter validation failed", false
+	}
+	sort.SliceStable(issues, func(i, j int) bool { return issues[i].path < issues[j].path })
+	msgs := make([]string, len(issues))
+	for i, is := range issues {
+		msgs[i] = is.msg
+	}
+	return strings.Join(msgs, "; "), false
 }
