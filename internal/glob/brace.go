@@ -86,28 +86,31 @@ func nextBrace(s string) (open, end int, items []string, f *fault) {
 
 // braceEnd returns the index of the "}" closing the "{" at s[i] and the
 // indexes of its top-level commas; -1 when it is not closed.
-func braceEnd(s string, i int) (int, []int) {
+func braceEnd(s string, i int) (int, []int) { return groupEnd(s, i, '{', '}', ',') }
+
+// groupEnd returns the index of the close closing the open at s[i] and the
+// indexes of the sep bytes directly inside it (sep 0 collects none); -1
+// when it is not closed. Escapes and character classes are skipped whole.
+func groupEnd(s string, i int, open, close, sep byte) (int, []int) {
 	depth := 0
-	var commas []int
+	var seps []int
 	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
+		switch c := s[j]; {
+		case c == '\\':
 			j++
-		case '[':
+		case c == '[':
 			if k := classEnd(s, j); k > 0 {
 				j = k
 			}
-		case '{':
+		case c == open:
 			depth++
-		case '}':
+		case c == close:
 			depth--
 			if depth == 0 {
-				return j, commas
+				return j, seps
 			}
-		case ',':
-			if depth == 1 {
-				commas = append(commas, j)
-			}
+		case c == sep && sep != 0 && depth == 1:
+			seps = append(seps, j)
 		}
 	}
 	return -1, nil

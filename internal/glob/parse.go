@@ -114,25 +114,8 @@ func splitSegments(s string) []string {
 
 // parenEnd returns the index of the ")" closing the "(" at s[i], or -1.
 func parenEnd(s string, i int) int {
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '[':
-			if k := classEnd(s, j); k > 0 {
-				j = k
-			}
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
+	j, _ := groupEnd(s, i, '(', ')', 0)
+	return j
 }
 
 // splitAlts splits an extglob body at its top-level "|".
