@@ -2,12 +2,9 @@ package config
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -318,43 +315,15 @@ func appendRuleEncoded(raw map[string]any, pattern string) ([]byte, error) {
 }
 
 // writeAtomic replaces path with data: the directory is created (0700),
-// the data goes to <file>.tmp.<pid>.<random> (0600), is synced and renamed
-// over the target, and the directory is synced. A failure leaves the old
-// file as it was. A symbolic link is written through by
-// osenv.WriteFileAtomic, since renaming over it would replace the link.
+// the file is written through a synced temporary file renamed over it, and
+// the directory is synced. The file is 0600 even when it existed with
+// another mode: it may hold keys. A failure leaves the old file as it was;
+// a symbolic link is written through.
 func writeAtomic(fsys osenv.FS, path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := fsys.MkdirAll(dir, dirMode); err != nil {
+	if err := fsys.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if fi, err := fsys.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return osenv.WriteFileAtomic(fsys, path, data, fileMode)
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:]) // crypto/rand.Read never fails
-	tmp := fmt.Sprintf("%s.tmp.%d.%s", path, os.Getpid(), hex.EncodeToString(rnd[:]))
-	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = fsys.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = fsys.Remove(tmp) // best effort: the temp file may be gone already
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := fsys.SyncDir(dir); err != nil {
-		return fmt.Errorf("write %s: sync directory: %w", path, err)
-	}
-	return nil
+	return osenv.WriteFileAtomicWith(fsys, path, data, osenv.AtomicWrite{Perm: fileMode, ForcePerm: true, SyncDir: true})
 }
 
 // quoteTOML writes s as a TOML basic string.

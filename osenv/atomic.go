@@ -15,13 +15,33 @@ import (
 // existing one keeps its mode. A symbolic link is written through (in
 // place), since renaming over it would replace the link itself.
 func WriteFileAtomic(fsys FS, name string, data []byte, perm fs.FileMode) error {
+	return WriteFileAtomicWith(fsys, name, data, AtomicWrite{Perm: perm})
+}
+
+// AtomicWrite says how WriteFileAtomicWith writes.
+type AtomicWrite struct {
+	// Perm is the mode of a new file.
+	Perm fs.FileMode
+	// ForcePerm gives an existing file Perm too, instead of keeping its
+	// mode (files that hold secrets).
+	ForcePerm bool
+	// SyncDir makes the rename itself durable by syncing the directory.
+	SyncDir bool
+}
+
+// WriteFileAtomicWith is WriteFileAtomic with the choices of w.
+func WriteFileAtomicWith(fsys FS, name string, data []byte, w AtomicWrite) error {
+	perm := w.Perm
 	if fi, err := fsys.Lstat(name); err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return writeInPlace(fsys, name, data, perm)
 		}
-		perm = fi.Mode().Perm()
+		if !w.ForcePerm {
+			perm = fi.Mode().Perm()
+		}
 	}
-	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+"."+rand.Text()[:10]+".tmp")
+	dir := filepath.Dir(name)
+	tmp := filepath.Join(dir, "."+filepath.Base(name)+"."+rand.Text()[:10]+".tmp")
 	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
@@ -39,6 +59,11 @@ func WriteFileAtomic(fsys FS, name string, data []byte, perm fs.FileMode) error 
 	if err != nil {
 		_ = fsys.Remove(tmp) // best effort: the temp file may not exist
 		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if w.SyncDir {
+		if err := fsys.SyncDir(dir); err != nil {
+			return fmt.Errorf("write %s: sync directory: %w", name, err)
+		}
 	}
 	return nil
 }
