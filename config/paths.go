@@ -68,13 +68,7 @@ func EnsureHome(fsys osenv.FS, home string) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	_, err = f.Write([]byte(configScaffold))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.WriteSyncClose(f, []byte(configScaffold))
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}

@@ -46,13 +46,7 @@ func WriteFileAtomicWith(fsys FS, name string, data []byte, w AtomicWrite) error
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = WriteSyncClose(f, data)
 	if err == nil {
 		err = fsys.Rename(tmp, name)
 	}
@@ -75,4 +69,23 @@ func writeInPlace(fsys FS, name string, data []byte, perm fs.FileMode) error {
 	}
 	_, err = f.Write(data)
 	return errors.Join(err, f.Close())
+}
+
+// WriteSyncClose writes data to f, syncs it and closes it, and returns the
+// first error: the ending of every file kimigo writes to keep.
+func WriteSyncClose(f File, data []byte) error {
+	_, err := f.Write(data)
+	return SyncClose(f, err)
+}
+
+// SyncClose ends a file whose writing returned err: it syncs f when err is
+// nil, always closes it, and returns the first error.
+func SyncClose(f File, err error) error {
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/osenv"
 )
 
 // Names inside an export archive.
@@ -86,12 +87,7 @@ func (s *Store) ExportFile(ctx context.Context, sum Summary, out string, opts Ex
 	if err == nil {
 		err = w.Flush()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.SyncClose(f, err)
 	if err == nil {
 		err = s.fs.Rename(tmp, out)
 	}

@@ -151,13 +151,7 @@ func (s *Store) appendIndex(l indexLine) error {
 	} else if torn {
 		line = append([]byte{'\n'}, line...)
 	}
-	_, err = f.Write(line)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.WriteSyncClose(f, line)
 	if err != nil {
 		return fmt.Errorf("append session index %s: %w", name, err)
 	}

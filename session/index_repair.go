@@ -43,13 +43,7 @@ func (s *Store) quarantineIndex(bad []corruptLine) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, err = f.Write(buf.Bytes())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.WriteSyncClose(f, buf.Bytes())
 	if err != nil {
 		return 0, err
 	}

@@ -101,13 +101,7 @@ func (s *blobStore) write(hash string, data []byte) (created bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("write blob %s: %w", name, err)
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.WriteSyncClose(f, data)
 	if err == nil {
 		err = s.fs.Rename(tmp, name)
 	}

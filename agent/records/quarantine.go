@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+
+	"github.com/kimigo/kimigo/osenv"
 )
 
 // QuarantineSuffix names the side file next to a log that keeps the bytes
@@ -109,13 +111,7 @@ func (p *FilePersistence) saveQuarantined(side string, bad []badLine) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(buf.Bytes())
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.WriteSyncClose(f, buf.Bytes())
 	if err == nil && created {
 		err = p.fs.SyncDir(p.dir)
 	}
@@ -200,12 +196,7 @@ func (p *FilePersistence) removeLines(bad []badLine) error {
 	if err == nil {
 		_, err = io.Copy(dst, io.NewSectionReader(src, pos, size-pos))
 	}
-	if err == nil {
-		err = dst.Sync()
-	}
-	if cerr := dst.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.SyncClose(dst, err)
 	if err == nil {
 		err = p.fs.Rename(tmp, p.path)
 	}

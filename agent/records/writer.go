@@ -284,13 +284,7 @@ func (p *FilePersistence) replaceFile(data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = osenv.WriteSyncClose(f, data)
 	if err == nil {
 		err = p.fs.Rename(tmp, p.path)
 	}
