@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/osenv"
 )
 
@@ -114,7 +115,7 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string) GitStat
 	g.parseStatus(st)
 	if lgErr == nil && lg.code == 0 {
 		for _, l := range lg.lines() {
-			g.Commits = append(g.Commits, cutRunes(l, gitCommitMaxRune))
+			g.Commits = append(g.Commits, runes.Prefix(l, gitCommitMaxRune))
 		}
 	}
 	if rmErr == nil && rm.code == 0 {
@@ -182,15 +183,4 @@ func parseRemote(raw string) (remote, project string) {
 		return raw, ""
 	}
 	return raw, parts[0] + "/" + parts[1]
-}
-
-func cutRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/osenv"
 )
 
@@ -201,7 +201,7 @@ func (s *Store) rename(id, dir, title string) error {
 		return &Error{Code: CodeTitleEmpty, ID: id}
 	}
 	return s.UpdateState(dir, func(st *State) error {
-		st.Title, st.IsCustomTitle = truncateRunes(title, maxTitleRunes), true
+		st.Title, st.IsCustomTitle = runes.Prefix(title, maxTitleRunes), true
 		return nil
 	})
 }
@@ -298,19 +298,4 @@ func removeAll(fsys osenv.FS, name string) error {
 		return err
 	}
 	return nil
-}
-
-// truncateRunes cuts s to at most n characters.
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/llm"
 )
 
@@ -74,9 +75,9 @@ func applyPrompt(st *State, text, now string) bool {
 	if clean == "" {
 		return false
 	}
-	st.LastPrompt = truncateRunes(clean, maxLastPromptRunes)
+	st.LastPrompt = runes.Prefix(clean, maxLastPromptRunes)
 	if !st.IsCustomTitle && (strings.TrimSpace(st.Title) == "" || st.Title == DefaultTitle) {
-		st.Title, st.IsCustomTitle = truncateRunes(clean, maxTitleRunes), false
+		st.Title, st.IsCustomTitle = runes.Prefix(clean, maxTitleRunes), false
 	}
 	st.UpdatedAt = now
 	return true

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
@@ -246,7 +247,7 @@ func renderLine(l osenv.Line, style lineStyle) (string, bool) {
 	}
 	cut := false
 	if l.Cut || utf8.RuneCountInString(s) > ReadMaxLineLength {
-		s, cut = truncateRunes(s, ReadMaxLineLength-3)+"...", true
+		s, cut = runes.Prefix(s, ReadMaxLineLength-3)+"...", true
 	}
 	if style == styleMixed {
 		s = strings.ReplaceAll(s, "\r", `\r`)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -99,18 +100,7 @@ func cutLine(line string, limit int) string {
 	body := strings.TrimRight(line, "\r\n")
 	brk := line[len(body):]
 	keep := max(limit-utf8.RuneCountInString(truncationMarker+brk), 0)
-	return truncateRunes(body, keep) + truncationMarker + brk
-}
-
-// truncateRunes returns the first n runes of s.
-func truncateRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
+	return runes.Prefix(body, keep) + truncationMarker + brk
 }
 
 // Truncated reports whether anything was cut.

@@ -10,6 +10,7 @@ import (
 	"text/template"
 
 	"github.com/kimigo/kimigo/internal/bug"
+	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
@@ -146,7 +147,7 @@ func errorResult(format string, args ...any) *loop.ToolResult {
 
 // firstRunes returns s cut to n runes, with "…" when it was longer.
 func firstRunes(s string, n int) string {
-	t := truncateRunes(s, n)
+	t := runes.Prefix(s, n)
 	if len(t) < len(s) {
 		return t + "…"
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -149,7 +150,7 @@ func (f *TurnFlow) firePostToolUse(c llm.ToolCall, args json.RawMessage, res loo
 		event = HookPostToolUseFailure
 		fields["error"] = ErrorPayload{Code: CodeInternal, Message: text}
 	} else {
-		fields["toolOutput"] = firstRunes(text, postToolOutputLimit)
+		fields["toolOutput"] = runes.Prefix(text, postToolOutputLimit)
 	}
 	f.o.Hooks.Fire(event, c.Name, fields)
 }
@@ -168,16 +169,4 @@ func isTerminalGoalUpdate(c llm.ToolCall, args json.RawMessage, res loop.ToolRes
 		return false
 	}
 	return a.Status == "complete" || a.Status == "blocked"
-}
-
-// firstRunes is the first n runes of s.
-func firstRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }
