@@ -26,12 +26,16 @@ type ChatFlavour string
 
 // Chat Completions fake flavours.
 const (
-	// ChatOpenAI imitates api.openai.com (the default).
+	// ChatOpenAI imitates api.openai.com (the default), with one rule of
+	// the strict OpenAI-compatible servers on top: the first message
+	// after the system and developer messages is a user message.
+	// api.openai.com accepts an assistant there; Kimi and many
+	// self-hosted servers refuse it, so a conversation kimigo sends must
+	// never start that way.
 	ChatOpenAI ChatFlavour = "openai"
 	// ChatKimi imitates Moonshot's API: Kimi error texts, usage inside
-	// choices[0] with a top-level cached_tokens, and the rule that the
-	// first non-system message is a user message (OpenAI accepts an
-	// assistant message there).
+	// choices[0] with a top-level cached_tokens, and the same first-message
+	// rule.
 	ChatKimi ChatFlavour = "kimi"
 )
 
@@ -195,8 +199,9 @@ func (d chatDialect) check(r *Request) (int, string) {
 // answers a call of the assistant message right before its run, every call
 // is answered before the next non-tool message, ids are unique within an
 // assistant message (Kimi's ids such as "Read:0" repeat across turns) and
-// names and ids are non-empty, assistants are not empty, and (Kimi) the
-// conversation starts with a user message after any system messages.
+// names and ids are non-empty, assistants are not empty, and the
+// conversation starts with a user message after any system and developer
+// messages (no assistant or tool message before the first user message).
 func (d chatDialect) checkMessages(msgs []chatWireMessage, kimi bool) (int, string) {
 	var open []string // ids of the current assistant run not yet answered
 	openAt := -1      // index of the assistant message that opened the run
@@ -220,11 +225,15 @@ func (d chatDialect) checkMessages(msgs []chatWireMessage, kimi bool) (int, stri
 			}
 			inRun = false
 		}
-		if kimi && !started && m.Role != "system" && m.Role != "developer" {
+		if !started && m.Role != "system" && m.Role != "developer" {
 			started = true
 			if m.Role != "user" {
-				return reject400(fmt.Sprintf("Invalid request: first message must use the user role "+
-					"(after system messages), got '%s' at position %d", m.Role, i), "", "")
+				if kimi {
+					return reject400(fmt.Sprintf("Invalid request: first message must use the user role "+
+						"(after system messages), got '%s' at position %d", m.Role, i), "", "")
+				}
+				return reject400(fmt.Sprintf("Invalid 'messages': first message must use the user role (after system "+
+					"and developer messages), got '%s' at position %d.", m.Role, i), fmt.Sprintf("messages[%d].role", i), "invalid_value")
 			}
 		}
 		switch m.Role {
