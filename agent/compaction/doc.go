@@ -14,7 +14,8 @@
 //     recovery (trigger.go); Compact, Cancel and Wait for manual
 //     compaction; the run and its worker (run.go, worker.go);
 //   - the round (round.go): snapshot, PreCompact, the summary request
-//     (request.go) down its degradation ladder (ladder.go, shrink.go),
+//     (request.go: the strict view of the kept input, led by the task
+//     prompt) down its degradation ladder (ladder.go, shrink.go),
 //     usage, the race checks (race.go) and the commit of the rewrite;
 //   - the summary prompt and prefix (summary.go, text/*.md), its events
 //     (event.go), records (record.go) and error codes (errors.go).
@@ -63,6 +64,17 @@
 //     and S61 (micro-compaction off). Spec 02 §8.5 (S31–S37, the rewrite)
 //     is history's (agent/history/compaction_test.go); resume of the
 //     rewrite through the agent is agent/compaction_manual_test.go.
+//   - Every summary request is a conversation strict services accept
+//     (ERRATA 28): it starts with a user message, the task prompt that
+//     leads what is kept (followed by a note where older messages were
+//     left out) or the note alone, on the first attempt and after every
+//     rung of the ladder; the summariser sees the task prompt, and
+//     droppedCount counts exactly the messages it does not see. The rig
+//     checks every request with historytest.CheckWire; request_fuzz_test.go
+//     (FuzzSummaryRequestShape) drives the ladder over broken histories;
+//     agent/compaction_bricked_test.go resumes a log bricked by the old
+//     shape; cmd/kimigo's TestScenarioCompactionFiveTimesOnEveryWire runs
+//     40 steps and 20 compactions through the binary on every wire.
 //   - Deciding and building the summary request for a 200,000-token
 //     history takes well under 10 ms (BenchmarkDecideAndBuild200k).
 package compaction

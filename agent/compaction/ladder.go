@@ -85,8 +85,8 @@ func (c *FullCompaction) degrade(lad *ladder, s *summaryRequest, e error, est in
 	// 1. Media the provider cannot take or that makes the body too large.
 	if (tooLarge || llm.IsImageFormatError(e)) && !lad.mediaStripped {
 		lad.mediaStripped = true
-		if stripped, changed := stripMedia(s.input); changed {
-			s.input, lad.retries = stripped, 0
+		if stripped, changed := stripMedia(s.snapshot); changed {
+			s.snapshot, lad.retries = stripped, 0
 			return 0, nil
 		}
 	}
@@ -96,20 +96,20 @@ func (c *FullCompaction) degrade(lad *ladder, s *summaryRequest, e error, est in
 		c.ObserveContextOverflow(est)
 	}
 	// 3. Too much input: keep a shrinking share of the newest.
-	if (overflow || tooLarge) && len(s.input) > 1 {
+	if (overflow || tooLarge) && s.size() > 1 {
 		if lad.overflowShrinks++; lad.overflowShrinks > maxOverflowShrinks {
 			return 0, e
 		}
-		s.drop(shrinkSuffix(s.input, lad.overflowShrinks))
+		s.shrink(lad.overflowShrinks)
 		lad.retries = 0
 		return 0, nil
 	}
-	// 4. No usable summary: drop the oldest input and ask again.
-	if (errors.Is(e, errTruncated) || llm.IsEmptyResponse(e)) && len(s.input) > 1 {
+	// 4. No usable summary: leave out the oldest input and ask again.
+	if (errors.Is(e, errTruncated) || llm.IsEmptyResponse(e)) && s.size() > 1 {
 		if lad.emptyShrinks++; lad.emptyShrinks > maxEmptyShrinks {
 			return 0, e
 		}
-		s.drop(dropOldest(s.input))
+		s.dropOldest()
 		lad.retries = 0
 		return 0, nil
 	}

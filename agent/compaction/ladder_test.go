@@ -26,9 +26,27 @@ func exchanges(r *rig, n int) {
 // input is what a summary request carried besides the instruction.
 func input(c call) []llm.Message { return c.req.Messages[:len(c.req.Messages)-1] }
 
+// isNote reports the note that stands where a request left messages out.
+func isNote(m llm.Message) bool {
+	return m.Role == llm.RoleUser && llm.ExtractText(m, "") == llm.ExtractText(omittedNote(), "")
+}
+
+// carried is what a summary request carried of history: its input
+// without the omission note.
+func carried(c call) []llm.Message {
+	var out []llm.Message
+	for _, m := range input(c) {
+		if !isNote(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // TestS44MediaStripThenShrink: a 413 first replaces media with markers,
-// a second one shrinks the input to the 0.7 share; history keeps the
-// image and droppedCount counts what went (S44).
+// a second one shrinks the input to the 0.7 share, led by the task prompt
+// before it and the omission note; history keeps the image and
+// droppedCount counts what went (S44, ERRATA 28).
 func TestS44MediaStripThenShrink(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, Options{}, tooLarge(), tooLarge(), summaryReply("s"))
@@ -37,7 +55,6 @@ func TestS44MediaStripThenShrink(t *testing.T) {
 			Content: []llm.ContentPart{llm.TextPart("what is this?"), image}}, Origin: history.UserOrigin()})
 		r.append(A("a cat"))
 		exchanges(r, 5)
-		before := r.History()
 		compactNow(t, r, "")
 		reqs := r.requests()
 		if len(reqs) != 3 {
@@ -50,27 +67,28 @@ func TestS44MediaStripThenShrink(t *testing.T) {
 		if d := cmp.Diff([]llm.ContentPart{llm.TextPart("what is this?"), llm.TextPart("[image]")}, second[0].Content); d != "" {
 			t.Errorf("request 2 content (-want +got):\n%s", d)
 		}
-		kept := shrinkSuffix(stripped(before), 1)
-		if len(third) != len(kept) || llm.ExtractText(third[0], "") != llm.ExtractText(kept[0].Message, "") {
-			t.Errorf("request 3 carries %d messages starting %q; want the 0.7 suffix of %d", len(third),
-				llm.ExtractText(third[0], ""), len(kept))
+		kept := carried(reqs[2])
+		if budget := int(0.7 * float64(llm.EstimateMessages(second))); llm.EstimateMessages(kept) > budget {
+			t.Errorf("request 3 carries %d tokens; want at most the 0.7 share %d", llm.EstimateMessages(kept), budget)
 		}
+		if d := cmp.Diff(texts(second[len(second)-len(kept)+1:]), texts(kept[1:])); d != "" {
+			t.Errorf("request 3 is not the newest suffix of request 2 (-want +got):\n%s", d)
+		}
+		if !strings.HasPrefix(llm.ExtractText(third[0], ""), "question ") || !isNote(third[1]) {
+			t.Errorf("request 3 starts %q; want the task prompt, then the note", texts(third[:2]))
+		}
+		want := 12 - len(kept)
 		rec, ok := r.appliedRecord()
-		if !ok || rec.DroppedCount == nil || *rec.DroppedCount != len(second)-len(third) {
-			t.Errorf("droppedCount = %v; want %d", rec.DroppedCount, len(second)-len(third))
+		if !ok || rec.DroppedCount == nil || *rec.DroppedCount != want {
+			t.Errorf("droppedCount = %v; want %d", rec.DroppedCount, want)
 		}
-		if reqs[2].fields.DroppedCount != len(second)-len(third) || reqs[0].fields.Kind != RequestKind {
+		if reqs[2].fields.DroppedCount != want || reqs[0].fields.Kind != RequestKind {
 			t.Errorf("request log fields = %+v, %+v", reqs[0].fields, reqs[2].fields)
 		}
 		if d := cmp.Diff(image, r.History()[0].Content[1]); d != "" {
 			t.Errorf("history lost the image (-want +got):\n%s", d)
 		}
 	})
-}
-
-func stripped(h []history.Message) []history.Message {
-	out, _ := stripMedia(h)
-	return out
 }
 
 // TestS45OverflowShrinkRatios: a summariser that overflows while its
@@ -154,16 +172,19 @@ func TestS47EmptySummariesBounded(t *testing.T) {
 		if !llm.IsEmptyResponse(ev.Err) {
 			t.Errorf("error = %v; want the empty response", ev.Err)
 		}
+		// Each shrink leaves one more message out; the task prompt of
+		// what is kept stays in front.
 		for i, c := range r.requests() {
-			if got, want := len(input(c)), 10-i; got != want {
+			if got, want := len(carried(c)), 10-i; got != want {
 				t.Errorf("request %d carries %d messages; want %d", i+1, got, want)
 			}
 		}
 	})
 }
 
-// TestS48TruncatedSummary: a truncated answer drops the oldest input and
-// asks again (S48).
+// TestS48TruncatedSummary: a truncated answer leaves out the oldest input
+// besides the task prompt, which stays in front with the omission note
+// after it, and asks again (S48, ERRATA 28).
 func TestS48TruncatedSummary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cut := scripted.Text("I was in the middle of")
@@ -175,8 +196,10 @@ func TestS48TruncatedSummary(t *testing.T) {
 		if len(reqs) != 2 {
 			t.Fatalf("requests = %d; want 2", len(reqs))
 		}
-		if d := cmp.Diff(input(reqs[0])[1:], input(reqs[1])); d != "" {
-			t.Errorf("second input is not the first without its oldest message (-want +got):\n%s", d)
+		first := input(reqs[0])
+		want := append([]llm.Message{first[0], omittedNote()}, first[2:]...)
+		if d := cmp.Diff(want, input(reqs[1])); d != "" {
+			t.Errorf("second input is not the first without its oldest answer (-want +got):\n%s", d)
 		}
 		rec, _ := r.appliedRecord()
 		if rec.DroppedCount == nil || *rec.DroppedCount < 1 {
@@ -281,45 +304,92 @@ func TestFitBeforeSending(t *testing.T) {
 		if est > 2_500 {
 			t.Errorf("request estimate %d is over the window", est)
 		}
-		if in := input(reqs[0]); llm.ExtractText(in[len(in)-1], "") != llm.ExtractText(r.requests()[0].req.Messages[len(in)-1], "") ||
-			!strings.HasPrefix(llm.ExtractText(in[len(in)-1], ""), "answer 19") {
+		in := input(reqs[0])
+		if !strings.HasPrefix(llm.ExtractText(in[len(in)-1], ""), "answer 19") {
 			t.Errorf("the newest message was not kept")
 		}
+		if !strings.HasPrefix(llm.ExtractText(in[0], ""), "question ") || !isNote(in[1]) {
+			t.Errorf("the request starts %q; want a task prompt, then the note", texts(in[:2]))
+		}
 		rec, _ := r.appliedRecord()
-		if rec.DroppedCount == nil || *rec.DroppedCount != 40-len(input(reqs[0])) {
-			t.Errorf("droppedCount = %v; want %d", rec.DroppedCount, 40-len(input(reqs[0])))
+		if want := 40 - len(carried(reqs[0])); rec.DroppedCount == nil || *rec.DroppedCount != want {
+			t.Errorf("droppedCount = %v; want %d", rec.DroppedCount, want)
 		}
 	})
 }
 
-func TestShrinkSuffix(t *testing.T) {
+// request is a summary request over h, for the shrink tests.
+func request(h []history.Message) *summaryRequest {
+	return &summaryRequest{snapshot: h, task: -1, instruction: llm.UserMessage(Instruction(""))}
+}
+
+// roles lists the roles of msgs.
+func roles(msgs []llm.Message) []llm.Role {
+	var out []llm.Role
+	for _, m := range msgs {
+		out = append(out, m.Role)
+	}
+	return out
+}
+
+// TestShrinkKeepsTheTaskInFront: an overflow shrink keeps the newest
+// share of the input; the user input before it is pinned in front with
+// the note after it, so the request never starts with an assistant or a
+// tool result (ERRATA 28).
+func TestShrinkKeepsTheTaskInFront(t *testing.T) {
 	h := []history.Message{U(strings.Repeat("u", 400)), A(strings.Repeat("a", 400), "c1"), T("c1", strings.Repeat("t", 400)),
 		A(strings.Repeat("b", 400)), U(strings.Repeat("v", 400))}
-	for _, tt := range []struct {
-		attempt int
-		want    int // messages kept
+	s := request(h)
+	s.shrink(1) // 0.7 of ~505 keeps the last two and the task prompt; the tool result never leads
+	if d := cmp.Diff([]llm.Role{llm.RoleUser, llm.RoleUser, llm.RoleAssistant, llm.RoleUser, llm.RoleUser}, roles(s.messages())); d != "" {
+		t.Errorf("attempt 1 roles (-want +got):\n%s", d)
+	}
+	if m := s.messages(); llm.ExtractText(m[0], "")[0] != 'u' || !isNote(m[1]) || s.dropped != 2 {
+		t.Errorf("attempt 1 sends %q, dropped %d; want the task, the note, the rest, 2 left out", texts(m), s.dropped)
+	}
+	s.shrink(2) // 0.5 of ~303: only the newest prompt, now the task
+	if m := s.messages(); len(m) != 3 || llm.ExtractText(m[0], "")[0] != 'v' || !isNote(m[1]) || s.dropped != 4 || s.size() != 1 {
+		t.Errorf("attempt 2 sends %q, dropped %d; want the newest prompt, the note and the instruction", texts(m), s.dropped)
+	}
+
+	one := request(h[:1])
+	one.shrink(1) // the task alone is over the budget: the note leads
+	if m := one.messages(); len(m) != 2 || !isNote(m[0]) || one.dropped != 1 || one.size() != 0 {
+		t.Errorf("a single message over the budget: sends %q, dropped %d", texts(m), one.dropped)
+	}
+
+	lead := request([]history.Message{A("", "c1"), T("c1", "x"), U("y")})
+	lead.dropOldest()
+	if m := lead.messages(); len(m) != 3 || !isNote(m[0]) || llm.ExtractText(m[1], "") != "y" || lead.dropped != 2 {
+		t.Errorf("dropOldest sends %q, dropped %d; want the note, the prompt and the instruction", texts(m), lead.dropped)
+	}
+}
+
+// TestDropOldestKeepsTheTask: leaving out the oldest message leaves out
+// the oldest one besides the task prompt, with the tool results it
+// leaves leading, until only the task is left.
+func TestDropOldestKeepsTheTask(t *testing.T) {
+	s := request([]history.Message{U("task"), A("", "c1"), T("c1", "r1"), A("", "c2"), T("c2", "r2"), A("done")})
+	u, a, tool := llm.RoleUser, llm.RoleAssistant, llm.RoleTool
+	for i, want := range []struct {
+		roles   []llm.Role
+		dropped int
 	}{
-		{1, 3}, // 0.7 of ~505 keeps three of five; the tool result leads and goes
-		{2, 2},
-		{3, 1},
-		{9, 1}, // past the last ratio, 0.35 again
+		{[]llm.Role{u, u, a, tool, a, u}, 2},
+		{[]llm.Role{u, u, a, u}, 4},
+		{[]llm.Role{u, u, u}, 5},
 	} {
-		got := shrinkSuffix(h, tt.attempt)
-		if tt.attempt == 1 {
-			if len(got) != 2 || got[0].Role != llm.RoleAssistant {
-				t.Errorf("attempt 1 kept %d starting with %s; want the assistant after the dropped tool result", len(got), got[0].Role)
-			}
-			continue
+		s.dropOldest()
+		msgs := s.messages()
+		if d := cmp.Diff(want.roles, roles(msgs)); d != "" || s.dropped != want.dropped {
+			t.Errorf("drop %d: dropped %d, roles (-want +got):\n%s", i+1, s.dropped, d)
 		}
-		if len(got) != tt.want {
-			t.Errorf("attempt %d kept %d; want %d", tt.attempt, len(got), tt.want)
+		if llm.ExtractText(msgs[0], "") != "task" || !isNote(msgs[1]) {
+			t.Errorf("drop %d starts %q; want the task, then the note", i+1, texts(msgs[:2]))
 		}
 	}
-	if got := shrinkSuffix(h[:1], 1); len(got) != 0 {
-		t.Errorf("a single message over the budget kept %d; want none", len(got))
-	}
-	if got := dropOldest([]history.Message{A("", "c1"), T("c1", "x"), U("y")}); len(got) != 1 || got[0].Role != llm.RoleUser {
-		t.Errorf("dropOldest left %v", got)
+	if s.size() != 1 {
+		t.Errorf("size = %d; want the task alone", s.size())
 	}
 }
 

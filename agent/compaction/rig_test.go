@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/history/historytest"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
@@ -222,6 +223,12 @@ func (r *rig) setCapability(c llm.Capability) {
 // hold is released when one is set.
 func (r *rig) generate(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,
 	f loop.RequestLogFields) (*llm.Result, error) {
+	// Every summary request is a conversation strict services accept: it
+	// starts with a user message, answers every call right after it and
+	// keeps the Anthropic turn rules (ERRATA 28).
+	if err := historytest.CheckWire(req.Messages); err != nil {
+		r.t.Errorf("summary request %d is not a valid conversation: %v\n%s", len(r.requests())+1, err, texts(req.Messages))
+	}
 	r.mu.Lock()
 	r.calls = append(r.calls, call{at: time.Now(), maxTokens: p.MaxCompletionTokens(), req: req, fields: f})
 	hold, respond := r.hold, r.respond

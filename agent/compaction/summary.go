@@ -17,9 +17,17 @@ var (
 	customInstructionMD string
 	//go:embed text/summary_prefix.md
 	summaryPrefixMD string
+	//go:embed text/omitted.md
+	omittedMD string
 )
 
 var summaryPrefix = strings.TrimRight(summaryPrefixMD, "\n")
+
+// omittedNote is the user message that stands where a summary request
+// leaves out older messages (ERRATA 28): it leads the request when no
+// task prompt does, so the request never starts with an assistant or a
+// tool message.
+func omittedNote() llm.Message { return llm.UserMessage(trimRight(omittedMD)) }
 
 // noSummary stands in for a summary that post-processing left blank.
 const noSummary = "(no summary available)"
