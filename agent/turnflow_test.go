@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -341,6 +342,44 @@ func TestTurnS15MaxSteps(t *testing.T) {
 				t.Errorf("turn ended %+v (error %+v)", res.Event, e)
 			}
 			h.ExpectResumeMatches()
+		})
+	}
+}
+
+// The repeat guard's force-stop ends the turn completed (spec 03 §1.15),
+// and the result says the guard ended it; a continuation after the stop
+// (here the Stop hook's) that ends normally clears that.
+func TestTurnRepeatGuardStopIsReported(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		stopHook bool
+		want     *turn.RepeatStop
+	}{
+		{"the guard ends the turn", false, &turn.RepeatStop{Tool: "echo", Calls: 12}},
+		{"a continuation ends it", true, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hooks := &agenttest.Hooks{OnBlock: func(ev turn.HookEvent, _ map[string]any) []turn.HookResult {
+				if ev == turn.HookStop && tt.stopHook {
+					return []turn.HookResult{{Block: true, Reason: "sum up what you found"}}
+				}
+				return nil
+			}}
+			h := newHarness(t, agenttest.Tools(looptest.Echo()), agenttest.HookRunner(hooks))
+			for i := range 12 {
+				h.Model(call(fmt.Sprint("c", i), "echo", `{"text":"again"}`))
+			}
+			h.Model(scripted.Text("Nothing new turned up."))
+			res := h.Prompt("loop forever")
+			if res.Event.Reason != turn.EndCompleted || res.Event.Error != nil {
+				t.Errorf("turn ended %+v", res.Event)
+			}
+			if d := cmp.Diff(tt.want, res.RepeatStop); d != "" {
+				t.Errorf("RepeatStop (-want +got):\n%s", d)
+			}
+			if want := 12 + map[bool]int{true: 1}[tt.stopHook]; len(h.Requests()) != want {
+				t.Errorf("%d requests, want %d", len(h.Requests()), want)
+			}
 		})
 	}
 }

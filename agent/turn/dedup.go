@@ -75,10 +75,14 @@ type Deduplicator struct {
 	// Turn scope: the running streak of identical calls, in issue order.
 	streakKey   string
 	streakCount int
+	// stopped is the force-stop of the current step, kept past EndStep
+	// for the end of the turn and cleared by BeginStep.
+	stopped *RepeatStop
 }
 
 // dedupCall is one registered call of the step.
 type dedupCall struct {
+	name      string // the tool's name
 	key       string // pinned at registration
 	index     int    // position in Deduplicator.keys
 	duplicate bool   // answered with the placeholder; takes the original's result
@@ -101,7 +105,16 @@ func NewDeduplicator() *Deduplicator {
 // BeginStep starts a step: the previous step's calls are forgotten (a step
 // that never reached EndStep, such as a failed one, adds nothing to the
 // streak); the streak itself is kept.
-func (d *Deduplicator) BeginStep() { d.resetStep() }
+func (d *Deduplicator) BeginStep() {
+	d.resetStep()
+	d.stopped = nil
+}
+
+// Stopped reports the repeat guard's force-stop in the latest step: the
+// tool and the length of its streak, or nil. A continuation of the turn
+// after the stop begins a step and clears it, so at the end of a turn it
+// says whether the guard is what ended it.
+func (d *Deduplicator) Stopped() *RepeatStop { return d.stopped }
 
 // EndStep folds every call of the step, repeats included, into the streak,
 // then forgets the step. A step without tool calls leaves the streak as it
@@ -133,7 +146,7 @@ func (d *Deduplicator) CheckSameStep(id, name string, args json.RawMessage, raw 
 		return nil
 	}
 	key := dedupKey(name, args, raw)
-	c := &dedupCall{key: key, index: len(d.keys)}
+	c := &dedupCall{name: name, key: key, index: len(d.keys)}
 	d.keys = append(d.keys, key)
 	d.calls[id] = c
 	if _, ok := d.originals[key]; ok {
@@ -181,6 +194,9 @@ func (d *Deduplicator) FinalizeResult(id string, res loop.ToolResult) loop.ToolR
 	}
 	_, streak := foldStreak(d.streakKey, d.streakCount, d.keys[:c.index+1])
 	o.result, o.done = escalateRepeat(res, streak), true
+	if streak >= repeatStopAt && (d.stopped == nil || streak > d.stopped.Calls) {
+		d.stopped = &RepeatStop{Tool: c.name, Calls: streak}
+	}
 	return o.result
 }
 

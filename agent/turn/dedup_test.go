@@ -104,6 +104,15 @@ func TestS26LadderAt3And5And8And12(t *testing.T) {
 	if res.StopReason != loop.StopEndTurn || res.Steps != 12 {
 		t.Errorf("turn ended %s after %d steps, want %s after 12", res.StopReason, res.Steps, loop.StopEndTurn)
 	}
+	// The stop outlives the step's end, for the end of the turn, and the
+	// next step (a continuation) clears it.
+	if s := r.dedup.Stopped(); s == nil || *s != (turn.RepeatStop{Tool: "Read", Calls: 12}) {
+		t.Errorf("Stopped() = %+v; want Read after 12 calls", s)
+	}
+	r.dedup.BeginStep()
+	if s := r.dedup.Stopped(); s != nil {
+		t.Errorf("Stopped() after the next step began = %+v; want nil", s)
+	}
 }
 
 func TestS27LadderKeepsErrorFlag(t *testing.T) {

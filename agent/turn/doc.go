@@ -19,7 +19,9 @@
 //     only retry layer.
 //   - the tool-call Deduplicator (dedup.go, canonical.go) and the
 //     ResultBudget that spills oversized results (budget.go), which
-//     TurnFlow applies in FinalizeToolResult.
+//     TurnFlow applies in FinalizeToolResult. A turn the repeat guard
+//     force-stopped ends completed (spec 03 §1.15), and its Result says so
+//     in RepeatStop, for callers that need the task finished (print mode).
 //   - prompt media (prompt_media.go): local videos become tags.
 //
 // It does not own state. It reaches the agent only through the small
@@ -47,5 +49,6 @@
 // part; media downgrade never mutates history, S-L37); the loop's retries
 // and resends through real providers (wire_test.go, faults_test.go); the
 // dedup ladder and the budget (dedup_test.go S25–S31, budget_test.go
-// S32–S34, canonical_test.go).
+// S32–S34, canonical_test.go); RepeatStop set only when the guard ended
+// the turn (agent/turnflow_test.go TestTurnRepeatGuardStopIsReported).
 package turn

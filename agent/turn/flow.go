@@ -75,6 +75,17 @@ type Result struct {
 	// BlockedByUserPromptHook is set when a UserPromptSubmit hook blocked
 	// the prompt.
 	BlockedByUserPromptHook bool
+	// RepeatStop is set when the repeat guard ended the turn (spec 03
+	// §3.4). The turn still ends completed (§1.15); a caller that needs
+	// the task finished, such as print mode, treats it as a failure.
+	RepeatStop *RepeatStop
+}
+
+// RepeatStop says that the repeat guard stopped a turn: the model called
+// Tool with the same arguments Calls times in a row.
+type RepeatStop struct {
+	Tool  string
+	Calls int
 }
 
 // TurnFlow is the single owner of "is a turn running" for one agent (spec

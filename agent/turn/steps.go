@@ -30,10 +30,15 @@ type turnState struct {
 	snap   *history.MediaSnapshot // guarded by snapMu; taken at the first stripped resend
 }
 
+// newTurnState is the state of one turn's step loop.
+func newTurnState(t *activeTurn, turnID int) *turnState {
+	return &turnState{t: t, turnID: turnID, dedup: NewDeduplicator()}
+}
+
 // runStepLoop runs the loop until the turn stops, starting a new run after
 // every context overflow the compactor recovered from (spec 03 §1.6).
-func (f *TurnFlow) runStepLoop(ctx context.Context, t *activeTurn, turnID int) (loop.StopReason, error) {
-	st := &turnState{t: t, turnID: turnID, dedup: NewDeduplicator()}
+func (f *TurnFlow) runStepLoop(ctx context.Context, st *turnState) (loop.StopReason, error) {
+	turnID := st.turnID
 	if inj := f.o.Injector; inj != nil {
 		if err := inj.InjectForTurn(ctx); err != nil {
 			return "", err

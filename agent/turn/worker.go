@@ -177,6 +177,7 @@ type outcome struct {
 	stop     loop.StopReason
 	blocked  bool // by the UserPromptSubmit hook
 	errCause string
+	repeat   *RepeatStop // the repeat guard ended the turn
 }
 
 // runOneTurn is the lifecycle of one turn (spec 03 §1.5): it never fails;
@@ -221,7 +222,7 @@ func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart
 	for _, p := range trailing {
 		f.emit(ErrorEvent{p})
 	}
-	return Result{Event: ev, StopReason: out.stop, BlockedByUserPromptHook: out.blocked}
+	return Result{Event: ev, StopReason: out.stop, BlockedByUserPromptHook: out.blocked, RepeatStop: out.repeat}
 }
 
 // turnBody appends the input, runs the UserPromptSubmit hook and the step
@@ -235,8 +236,9 @@ func (f *TurnFlow) turnBody(ctx context.Context, t *activeTurn, turnID int, inpu
 		}
 	}
 	var stop loop.StopReason
+	st := newTurnState(t, turnID)
 	if err == nil {
-		stop, err = f.runStepLoop(ctx, t, turnID)
+		stop, err = f.runStepLoop(ctx, st)
 	}
 	switch {
 	case err == nil && stop == loop.StopFiltered:
@@ -245,7 +247,7 @@ func (f *TurnFlow) turnBody(ctx context.Context, t *activeTurn, turnID int, inpu
 	case err == nil && stop == loop.StopAborted:
 		return outcome{reason: EndCancelled, stop: stop}
 	case err == nil:
-		return outcome{reason: EndCompleted, stop: stop}
+		return outcome{reason: EndCompleted, stop: stop, repeat: st.dedup.Stopped()}
 	case ctx.Err() != nil || llm.IsAbort(err) || errors.Is(err, context.Canceled):
 		return outcome{reason: EndCancelled, stop: loop.StopAborted}
 	}

@@ -28,4 +28,7 @@
 //     after each block (block_test.go, text_test.go).
 //   - The resume hint is written only after a completed run, and a run
 //     that did not complete fails with the spec's wording (run_test.go).
+//     A turn the repeat guard stopped completes without finishing the
+//     task: the run fails with turn.repeat_stopped, naming the tool and
+//     the count (run_test.go, cmd/kimigo guard_test.go).
 package print

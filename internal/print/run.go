@@ -91,8 +91,9 @@ type renderer interface {
 
 // Run sends the prompt, renders the main agent's events until the run
 // settles (spec 06 §1.6.5) and writes the resume hint. A run whose turn
-// did not complete returns a *Failure; ctx ending first returns
-// ErrInterrupted (the turn is cancelled, the caller closes the session).
+// did not complete, or completed only because the repeat guard stopped it,
+// returns a *Failure; ctx ending first returns ErrInterrupted (the turn is
+// cancelled, the caller closes the session).
 //
 // The settle rules of goals, cron and background tasks do not apply yet:
 // none of them exists in a print session, so the run settles when its
@@ -133,6 +134,12 @@ func Run(ctx context.Context, o Options) error {
 	if ev.Error != nil || ev.Reason != turn.EndCompleted {
 		return endFailure(ev)
 	}
+	if rs := res.RepeatStop; rs != nil {
+		// The turn "completed" only because the guard stopped it: the
+		// task is not done, so the run is not a success.
+		log.Info("print turn stopped by the repeat guard", "turn", ev.TurnID, "tool", rs.Tool, "calls", rs.Calls)
+		return repeatFailure(*rs)
+	}
 	if werr != nil {
 		return fmt.Errorf("write output: %w", werr)
 	}
@@ -150,6 +157,17 @@ func endFailure(ev turn.TurnEndedEvent) *Failure {
 	default:
 		return &Failure{Message: fmt.Sprintf("Prompt turn ended with reason: %s", ev.Reason)}
 	}
+}
+
+// CodeRepeatStopped is the Failure code of a run whose turn the repeat
+// guard stopped.
+const CodeRepeatStopped = "turn.repeat_stopped"
+
+// repeatFailure words a turn the repeat guard stopped (spec 03 §3.4).
+func repeatFailure(rs turn.RepeatStop) *Failure {
+	return &Failure{Code: CodeRepeatStopped, Details: map[string]any{"tool": rs.Tool, "calls": rs.Calls},
+		Message: fmt.Sprintf("%s: the model called %s with the same arguments %d times in a row; the turn was stopped "+
+			"before the task was finished", CodeRepeatStopped, rs.Tool, rs.Calls)}
 }
 
 func failure(p turn.ErrorPayload) *Failure {

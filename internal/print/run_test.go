@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +66,31 @@ func TestRunFailureHasNoResumeHint(t *testing.T) {
 	}
 	if strings.Contains(out, "resume_hint") || strings.Contains(errw, "To resume") {
 		t.Errorf("a failed run wrote a resume hint:\n%s%s", out, errw)
+	}
+}
+
+// A turn the repeat guard stopped "completes" (spec 03 §1.15), but the
+// task is not done: the run fails naming the tool and the count, and
+// writes no resume hint (issue 13).
+func TestRunStoppedByTheRepeatGuardFails(t *testing.T) {
+	for _, f := range []print.Format{print.FormatText, print.FormatStreamJSON} {
+		t.Run(string(f), func(t *testing.T) {
+			var script []scripted.Response
+			for i := range 13 {
+				script = append(script, scripted.ToolCalls(scripted.Call{ID: fmt.Sprint("c", i), Name: "Lookup", Arguments: `{"q":"same"}`}))
+			}
+			a := newAgent(t, scripted.New(scripted.Options{Responses: script}))
+			out, errw, err := run(t.Context(), a, f)
+			var fail *print.Failure
+			if !errors.As(err, &fail) || fail.Code != print.CodeRepeatStopped ||
+				!strings.Contains(fail.Message, "called Lookup with the same arguments 12 times in a row") ||
+				fail.Details["calls"] != 12 {
+				t.Fatalf("err = %#v; want the repeat-guard failure", err)
+			}
+			if strings.Contains(out, "resume") || strings.Contains(errw, "To resume") {
+				t.Errorf("a stopped run wrote a resume hint:\n%s%s", out, errw)
+			}
+		})
 	}
 }
 
