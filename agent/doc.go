@@ -35,7 +35,11 @@
 //     derived from history records (the turn counter, message sequence
 //     numbers, deferred messages, the user messages a compaction keeps)
 //     is rebuilt exactly; only a tool output before that compaction that
-//     would not decode no longer fails the resume.
+//     would not decode is no longer even read. A record apply refuses (it
+//     does not decode, names a step that never began, or would put into
+//     history what no request can carry) is set aside with records.Refuse,
+//     like a corrupt line, instead of failing the resume; CheckLog runs
+//     the same replay writing nothing, for `kimigo doctor`.
 //   - the configuration state and config.update (config.go); the usage
 //     recorder and usage.record (usage.go); the status event and the event
 //     fan-out that contains a sink's panic (events.go);
@@ -101,6 +105,11 @@
 //     (TestResumeWithoutCardsSkipsSupersededToolOutputs).
 //   - A flush failure fails the prompt or the turn and nothing is sent to
 //     the model undurably (durability_test.go).
+//   - One bad record never bricks a session: a resume sets aside the
+//     records that cannot be restored, reports them, and the next request
+//     passes the strict fakes on both wires (resume_refuse_test.go, with
+//     hand-made logs); a log bricked by the summary shape of ERRATA 28
+//     resumes and completes (compaction_bricked_test.go).
 //   - Compaction is a record: resume rebuilds a compacted history without
 //     calling the model, a round that died (begin without complete)
 //     leaves the previous history intact and usable, and a cancelled,

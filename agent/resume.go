@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
@@ -21,6 +22,11 @@ type ResumeResult struct {
 	Cards []replay.Card
 	// Records counts the records replayed.
 	Records int
+	// Refused counts the records that could not be restored and were set
+	// aside (records.Refuse): a file log moves their lines to
+	// wire.jsonl.quarantine and reports each through
+	// FileOptions.OnQuarantine.
+	Refused int
 }
 
 // ResumeOptions say what a resume builds besides the agent's state.
@@ -39,7 +45,9 @@ type ResumeOptions struct {
 
 // Resume rebuilds the agent from its records (spec 02 §6.14). Replay calls
 // only apply: no model call, no tool, no OS access, no event and no record
-// written. Afterwards, as ordinary live commits: calls left without a
+// written. A record apply refuses (it does not decode, or would put into
+// history what no request can carry, or names a step that never began) is
+// set aside like a corrupt line rather than failing the resume. Afterwards, as ordinary live commits: calls left without a
 // result are closed with the interrupted-on-resume text (written once, so
 // the next resume restores them), and input buffered before the process
 // stopped is dropped. The next prompt continues the turn numbering. Call it
@@ -83,10 +91,16 @@ func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bo
 		defer a.mu.Unlock()
 		res.Records++
 		if _, _, err := a.apply(rec); err != nil {
-			if rec.Line() > 0 {
-				return fmt.Errorf("restore %s record (line %d): %w", rec.Type, rec.Line(), err)
+			// A record that cannot be restored is set aside like a
+			// corrupt line (issue 13): one bad record must not stop
+			// every later request of the session. apply changed nothing.
+			a.logger.Warn("set aside a record that cannot be restored", "type", rec.Type, "line", rec.Line(),
+				"error", err)
+			res.Refused++
+			if !strings.Contains(err.Error(), string(rec.Type)) {
+				err = fmt.Errorf("%s record: %w", rec.Type, err)
 			}
-			return fmt.Errorf("restore %s record: %w", rec.Type, err)
+			return records.Refuse(err)
 		}
 		if b != nil && b.Done() {
 			stopped = true
@@ -176,6 +190,19 @@ func BuildReplay(ctx context.Context, p records.Persistence, r replay.Range) ([]
 	return b.Cards(), nil
 }
 
+// CheckLog replays p as Resume does without cards, with a throw-away agent,
+// and writes nothing: no record is appended and nothing is closed. The
+// records it cannot restore are refused (records.Refuse), for p to skip
+// and report; with a records.Inspection that is what `kimigo doctor`
+// lists. It returns how many records were refused, and the error that
+// stopped the replay, if any.
+func CheckLog(ctx context.Context, p records.Persistence) (refused int, err error) {
+	a := New(Options{Persistence: readOnly{p}, KeepOldRecordFormat: true, Compactor: turn.NoCompaction{}})
+	defer func() { _ = a.turns.Close(ctx) }() // no turn ever ran; the persistence is not ours to close
+	res, _, err := a.replay(ctx, nil)
+	return res.Refused, err
+}
+
 // readOnly is a persistence whose writes go nowhere: a preview replay must
 // not change the log it reads.
 type readOnly struct{ p records.Persistence }
@@ -183,6 +210,15 @@ type readOnly struct{ p records.Persistence }
 func (r readOnly) Read(ctx context.Context, yield func(records.Record) error) error {
 	return r.p.Read(ctx, yield)
 }
+
+// Path is the path of the log p stores, for messages.
+func (r readOnly) Path() string {
+	if n, ok := r.p.(interface{ Path() string }); ok {
+		return n.Path()
+	}
+	return "memory"
+}
+
 func (readOnly) Append(records.Record) error    { return nil }
 func (readOnly) Rewrite([]records.Record) error { return nil }
 func (readOnly) Flush(context.Context) error    { return nil }

@@ -115,8 +115,8 @@ func FuzzResumeWithoutCardsAgrees(f *testing.F) {
 
 // TestResumeWithoutCardsSkipsSupersededToolOutputs shows that the elision
 // happens: a tool output before the last compaction that does not decode
-// fails the full replay (its card would show it), while the resume
-// without cards never decodes it.
+// is refused by the full replay (its card would show it) and set aside,
+// while the resume without cards never decodes it.
 func TestResumeWithoutCardsSkipsSupersededToolOutputs(t *testing.T) {
 	b := newLog(t)
 	turnID := 1
@@ -129,10 +129,13 @@ func TestResumeWithoutCardsSkipsSupersededToolOutputs(t *testing.T) {
 		TokensBefore: 10, KeptUserMessageCount: &kept}).turn(2, "next", "done")
 	recs := b.records()
 
-	full := agent.New(agent.Options{Persistence: records.NewMemory(records.MemoryOptions{Records: recs})})
-	defer full.Close(t.Context())
-	if _, err := full.Resume(t.Context(), agent.ResumeOptions{Cards: true}); err == nil {
-		t.Fatal("the full replay decoded a tool output of 42")
+	for _, cards := range []bool{true, false} {
+		a := agent.New(agent.Options{Persistence: records.NewMemory(records.MemoryOptions{Records: recs})})
+		res, err := a.Resume(t.Context(), agent.ResumeOptions{Cards: cards})
+		if want := map[bool]int{true: 1}[cards]; err != nil || res.Refused != want {
+			t.Errorf("resume with cards %v: %d records refused, %v; want %d", cards, res.Refused, err, want)
+		}
+		a.Close(t.Context())
 	}
 	r := newHarness(t).ResumeWithoutCards(recs)
 	h := r.Agent.History()

@@ -48,6 +48,10 @@
 //     every history, however broken; the normal view answers every call
 //     the conversation moved past and keeps the trailing exchange open
 //     (FuzzProject with historytest.CheckWire and CheckNormal, S7–S18).
+//   - Apply refuses, before changing anything, a record no request could
+//     carry: a tool call or tool message without an id, a role no provider
+//     knows (*InvalidRecordError, invalid.go; record_test.go
+//     TestApplyRefusesInvalidRecords). Resume sets such records aside.
 //   - Snapshots from History never change while the memory moves on
 //     (TestSnapshotsNeverChange, under -race).
 //   - Projection is linear in the history length

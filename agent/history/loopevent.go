@@ -14,7 +14,8 @@ import (
 const maxLoggedIDs = 5
 
 // UnknownStepError is returned for a content part or tool call whose step
-// was never opened: the log is corrupt and a resume must fail.
+// was never opened: the log is corrupt there, and a resume sets the record
+// aside (agent.Resume).
 type UnknownStepError struct {
 	// Event is "content_part" or "tool_call".
 	Event    string

@@ -164,8 +164,13 @@ func decodePayload[T Payload](data []byte) (Payload, error) {
 // every context.* record, live right after the commit and on resume. A
 // short undo is not an error here, since replay must never fail on it: a
 // live undo reports Change.Undone.Err() to its caller. Errors are corrupt
-// records (an event for an unknown step).
+// records, refused before anything changes: an event for an unknown step
+// (*UnknownStepError), content no request can carry
+// (*InvalidRecordError).
 func (m *Memory) Apply(p Payload) (Change, error) {
+	if err := validate(p); err != nil {
+		return Change{}, err
+	}
 	switch r := p.(type) {
 	case *AppendMessageRecord:
 		return m.Apply(*r)

@@ -3,6 +3,7 @@ package history_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -237,5 +238,56 @@ func TestDecodeRecordErrors(t *testing.T) {
 		if _, err := history.DecodeRecord(tt.typ, []byte(tt.in)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %s: err = %v, want %q", tt.typ, tt.in, err, tt.want)
 		}
+	}
+}
+
+// A record that decodes but would put into history what no request can
+// carry is refused before it changes anything (issue 13): the agent sets
+// it aside on resume instead of failing every request of the session.
+func TestApplyRefusesInvalidRecords(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		typ    history.RecordType
+		record string
+		reason string
+	}{
+		{"tool call without id", history.TypeAppendLoopEvent,
+			`{"event":{"type":"tool.call","uuid":"u1","turnId":"0","step":1,"stepUuid":"s1","toolCallId":null,"name":"Bash","args":{}}}`,
+			"tool.call event has no toolCallId"},
+		{"tool message without id", history.TypeAppendMessage,
+			`{"message":{"role":"tool","content":[{"type":"text","text":"out"}]}}`, "tool message has no toolCallId"},
+		{"unknown role", history.TypeAppendMessage,
+			`{"message":{"role":"robot","content":[{"type":"text","text":"beep"}]}}`, `message role "robot" is not user, assistant, system or tool`},
+		{"assistant calling without an id", history.TypeAppendMessage,
+			`{"message":{"role":"assistant","content":[],"toolCalls":[{"type":"function","id":"","name":"Read","arguments":"{}"}]}}`,
+			"tool call 0 (Read) of the assistant message has no id"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := history.New(history.Options{})
+			begin, err := history.DecodeRecord(history.TypeAppendLoopEvent,
+				[]byte(`{"event":{"type":"step.begin","uuid":"s1","turnId":"0","step":1}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Apply(history.AppendMessageRecord{Message: history.Message{Message: llm.UserMessage("hi")}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Apply(begin); err != nil {
+				t.Fatal(err)
+			}
+			before := m.History()
+			p, err := history.DecodeRecord(tt.typ, []byte(tt.record))
+			if err != nil {
+				t.Fatalf("the record does not decode: %v", err)
+			}
+			_, err = m.Apply(p)
+			var invalid *history.InvalidRecordError
+			if !errors.As(err, &invalid) || invalid.Type != tt.typ || err.Error() != tt.reason {
+				t.Errorf("Apply = %v; want an InvalidRecordError %q", err, tt.reason)
+			}
+			if d := cmp.Diff(before, m.History()); d != "" {
+				t.Errorf("a refused record changed history (-before +after):\n%s", d)
+			}
+		})
 	}
 }

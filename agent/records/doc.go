@@ -24,7 +24,12 @@
 //   - the quarantine of corrupt lines (quarantine.go): a corrupt line
 //     after the metadata record is skipped, its bytes saved in
 //     wire.jsonl.quarantine, then taken out of the log by the writer, and
-//     reported through FileOptions.OnQuarantine naming file and line;
+//     reported through FileOptions.OnQuarantine naming file and line; the
+//     line of a record the replay's reader refuses (Refuse, RefusedError:
+//     its owner cannot restore it) is handled the same way, with the
+//     reason;
+//   - Inspection (inspect.go): a read-only Persistence over a log that
+//     skips what a read would quarantine and lists it, writing nothing;
 //   - read-only looks into a log (reader.go): CheckVersion (refuse a log
 //     of a newer kimigo before opening it) and ScanFile;
 //   - blobs (blob.go, media.go, blob_cache.go): large base64 media moved to
@@ -71,7 +76,12 @@
 //     A corrupt first line, or any corrupt line in a log of a newer
 //     protocol version, is a *LineError naming file and line, and nothing
 //     is written (S41, TestNewerVersionLogIsNotQuarantined,
-//     FuzzReplayLines);
+//     FuzzReplayLines). A refused record is set aside the same way, left
+//     out of a migrated rewrite, and fails the read of a newer log
+//     (refuse_test.go); an Inspection reports the same lines and writes
+//     nothing (TestInspectionWritesNothing);
+//   - a UTF-8 byte order mark before the metadata record is not a corrupt
+//     line; it stays in the file (TestByteOrderMarkOnTheFirstLine);
 //   - a rewrite leaves the complete old file or the complete new one (S43);
 //   - offloading never changes the in-memory record; a missing blob reads
 //     back as MediaMissing (S44);

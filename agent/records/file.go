@@ -36,8 +36,9 @@ type FileOptions struct {
 	// The records stay queued; the next Flush retries them.
 	OnError func(error)
 	// OnQuarantine is called, on the reading goroutine, for every corrupt
-	// line a Read skipped (after it was saved in the side file and taken
-	// out of the log, as far as that worked).
+	// line a Read skipped, and for every record the reader refused
+	// (RefusedError), after it was saved in the side file and taken out of
+	// the log, as far as that worked.
 	OnQuarantine func(Quarantined)
 	// BlobThreshold is the base64 length from which media is stored as a
 	// blob; 0 means 4096.
@@ -151,7 +152,8 @@ func (p *FilePersistence) Path() string { return p.path }
 // is skipped. A corrupt terminated line after the metadata record is
 // skipped and quarantined once the read is through: its bytes go to
 // wire.jsonl.quarantine, then it is taken out of the log, and
-// OnQuarantine hears of it. Before the metadata record, or in a log of a
+// OnQuarantine hears of it. So is the line of a record yield refuses
+// (Refuse), with the reason. Before the metadata record, or in a log of a
 // newer protocol version, which is never touched, it fails the read with
 // a *LineError. Records appended while Read runs may or may not be seen:
 // replay first, then append.
@@ -168,14 +170,17 @@ func (p *FilePersistence) Read(ctx context.Context, yield func(Record) error) er
 	}
 	defer func() { _ = f.Close() }() // read-only
 	lr := newLineReader(f, p.path)
-	err = p.readLines(ctx, lr, yield)
+	err = scanLines(ctx, lr, yield)
 	if len(lr.bad) > 0 && (err == nil || errors.Is(err, ErrStopReplay)) {
 		p.quarantine(lr.bad)
 	}
 	return err
 }
 
-func (p *FilePersistence) readLines(ctx context.Context, lr *lineReader, yield func(Record) error) error {
+// scanLines yields the records of lr. A corrupt line after the metadata
+// record of a log this kimigo writes is skipped into lr.bad, and so is the
+// line of a record yield refuses, with the reason.
+func scanLines(ctx context.Context, lr *lineReader, yield func(Record) error) error {
 	for i := 0; ; i++ {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -193,6 +198,12 @@ func (p *FilePersistence) readLines(ctx context.Context, lr *lineReader, yield f
 			lr.skipBad = rec.Type == TypeMetadata && !newerMetadata(rec)
 		}
 		if err := yield(rec); err != nil {
+			if r := refusal(err); r != nil && lr.skipBad {
+				bad := lr.last
+				bad.reason = r.Err.Error()
+				lr.bad = append(lr.bad, bad)
+				continue
+			}
 			return err
 		}
 	}

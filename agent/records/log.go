@@ -16,6 +16,34 @@ import (
 // migrated records nor opens the log.
 var ErrStopReplay = errors.New("stop replay")
 
+// RefusedError is a record its owner cannot restore: it decodes, or not,
+// but applying it fails or would leave state no request can be built from.
+// A replay callback returns it (through Refuse) to have the record set
+// aside like a corrupt line: a FilePersistence skips it, saves its bytes
+// in wire.jsonl.quarantine, takes it out of the log and reports it through
+// FileOptions.OnQuarantine with the reason; a MemoryPersistence skips it.
+// Any other persistence fails the read with it.
+type RefusedError struct {
+	Err error
+}
+
+func (e *RefusedError) Error() string { return "record refused: " + e.Err.Error() }
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Refuse wraps err, the reason a replayed record cannot be restored, in a
+// *RefusedError.
+func Refuse(err error) error { return &RefusedError{Err: err} }
+
+// refusal returns the *RefusedError in err, or nil.
+func refusal(err error) *RefusedError {
+	var r *RefusedError
+	if errors.As(err, &r) {
+		return r
+	}
+	return nil
+}
+
 // LogOptions configures a Log; the zero value gives an in-memory log.
 type LogOptions struct {
 	// Persistence stores the records; nil means a fresh MemoryPersistence.

@@ -72,13 +72,14 @@ func (m *MemoryPersistence) Records() []Record {
 	return slices.Clone(m.records)
 }
 
-// Read yields a snapshot of the stored records; yield may append.
+// Read yields a snapshot of the stored records; yield may append. A
+// record yield refuses (Refuse) is skipped; it stays stored.
 func (m *MemoryPersistence) Read(ctx context.Context, yield func(Record) error) error {
 	for _, rec := range m.Records() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := yield(rec); err != nil {
+		if err := yield(rec); err != nil && refusal(err) == nil {
 			return err
 		}
 	}

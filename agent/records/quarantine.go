@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/kimigo/kimigo/osenv"
 )
@@ -29,10 +30,24 @@ type Quarantined struct {
 	SideFile string
 	// Removed reports that the line was taken out of the log.
 	Removed bool
+	// Reason says why the line's record was refused (RefusedError); ""
+	// for a line that is not a record at all.
+	Reason string
 }
 
 // String is the warning shown to the user.
 func (q Quarantined) String() string {
+	if q.Reason != "" {
+		what := fmt.Sprintf("set aside line %d of %s, a record that cannot be restored (%s)", q.Line, q.Path, q.Reason)
+		switch {
+		case q.Removed:
+			return what + "; its bytes were moved to " + q.SideFile
+		case q.SideFile != "":
+			return what + "; its bytes were copied to " + q.SideFile
+		default:
+			return what + "; it stays in the log"
+		}
+	}
 	switch {
 	case q.Removed:
 		return fmt.Sprintf("skipped corrupt line %d of %s; its bytes were moved to %s", q.Line, q.Path, q.SideFile)
@@ -51,8 +66,15 @@ var errLineChanged = errors.New("the corrupt line changed since it was read")
 // the same line saved twice (a removal that failed, then a second read) is
 // recognised and saved once.
 func quarantineHeader(b badLine) []byte {
+	if b.reason != "" {
+		return fmt.Appendf(nil, "# quarantined %s line %d (byte offset %d, %d bytes; %s):\n", LogFileName, b.line, b.off,
+			len(b.raw), oneLine(b.reason))
+	}
 	return fmt.Appendf(nil, "# quarantined %s line %d (byte offset %d, %d bytes):\n", LogFileName, b.line, b.off, len(b.raw))
 }
+
+// oneLine keeps a reason on the header's line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // quarantine handles the corrupt lines one read skipped: it saves their
 // bytes in the side file (synced) and only then has the writer take them
@@ -74,12 +96,12 @@ func (p *FilePersistence) quarantine(bad []badLine) {
 		removed = err == nil
 	}
 	for _, b := range bad {
-		q := Quarantined{Path: p.path, Line: b.line, Bytes: len(b.raw), Removed: removed}
+		q := Quarantined{Path: p.path, Line: b.line, Bytes: len(b.raw), Removed: removed, Reason: b.reason}
 		if saved {
 			q.SideFile = side
 		}
 		p.logger.Warn("skipped corrupt record line", "path", p.path, "line", b.line, "side_file", q.SideFile,
-			"removed", removed)
+			"removed", removed, "reason", b.reason)
 		if p.onQuar != nil {
 			p.onQuar(q)
 		}

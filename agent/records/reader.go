@@ -34,7 +34,8 @@ func (e *LineError) Unwrap() error { return e.Err }
 // a later quarantine of bad lines agree with replay:
 //
 //   - lines end in "\n"; one "\r" before it is dropped; empty lines are
-//     skipped but counted;
+//     skipped but counted; a UTF-8 byte order mark at the start of the
+//     file is ignored (editors add one);
 //   - a terminated line that is not a record is a *LineError, unless
 //     skipBad is set: then it is kept in bad (bytes, line, offset) and
 //     skipped;
@@ -48,13 +49,27 @@ type lineReader struct {
 	skipBad bool      // skip corrupt terminated lines instead of failing
 	bad     []badLine // the lines skipped
 	long    []byte    // reused to gather a line longer than r's buffer
+	last    badLine   // where the record next returned last was, as stored
 }
 
-// badLine is a corrupt terminated line, as stored.
+// badLine is a corrupt terminated line, as stored, or the line of a
+// record its owner refused.
 type badLine struct {
-	line int    // 1-based
-	off  int64  // offset of its first byte
-	raw  []byte // its bytes, line ending included
+	line   int    // 1-based
+	off    int64  // offset of its first byte
+	raw    []byte // its bytes, line ending included
+	reason string // why its record was refused; "" for a corrupt line
+}
+
+// byteOrderMark is the UTF-8 BOM some editors put at the start of a file.
+var byteOrderMark = []byte("\xef\xbb\xbf")
+
+// withoutBOM drops a byte order mark from a line that starts the file.
+func withoutBOM(line []byte, off int64) []byte {
+	if off == 0 {
+		return bytes.TrimPrefix(line, byteOrderMark)
+	}
+	return line
 }
 
 func newLineReader(r io.Reader, path string) *lineReader {
@@ -78,6 +93,7 @@ func (lr *lineReader) next() (Record, error) {
 		raw := line
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
+		line = withoutBOM(line, off)
 		if len(line) == 0 {
 			continue
 		}
@@ -93,6 +109,7 @@ func (lr *lineReader) next() (Record, error) {
 			return Record{}, &LineError{Path: lr.path, Line: lr.n, Err: perr}
 		}
 		rec.lineNo = lr.n
+		lr.last = badLine{line: lr.n, off: off, raw: raw}
 		return rec, nil
 	}
 }
@@ -119,11 +136,12 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	return line, err
 }
 
-// tailIsRecord reports whether an unterminated final line is a complete
-// record (so the repair adds its newline) rather than a torn write (so the
-// repair cuts it off). It applies the same rule as lineReader.next.
-func tailIsRecord(tail []byte) bool {
-	tail = bytes.TrimSuffix(tail, []byte("\r"))
+// tailIsRecord reports whether an unterminated final line, starting at
+// off, is a complete record (so the repair adds its newline) rather than a
+// torn write (so the repair cuts it off). It applies the same rule as
+// lineReader.next.
+func tailIsRecord(tail []byte, off int64) bool {
+	tail = withoutBOM(bytes.TrimSuffix(tail, []byte("\r")), off)
 	if len(tail) == 0 {
 		return true // only a stray "\r": keep it, it reads as an empty line
 	}

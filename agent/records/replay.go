@@ -123,6 +123,9 @@ func (r *replayer) next(rec Record) error {
 			r.stopped = true
 			return err
 		}
+		if refusal(err) != nil && r.rewrite {
+			r.kept = r.kept[:len(r.kept)-1] // the persistence sets the line aside
+		}
 		return fmt.Errorf("replay %s record (line %d of %s): %w", rec.Type, rec.Line(), r.path, err)
 	}
 	return nil

@@ -238,7 +238,7 @@ func repairTail(f osenv.File, size int64) (int64, error) {
 	if _, err := f.ReadAt(tail, start); err != nil {
 		return 0, err
 	}
-	if tailIsRecord(tail) {
+	if tailIsRecord(tail, start) {
 		if _, err := f.Seek(size, io.SeekStart); err != nil {
 			return 0, err
 		}
