@@ -77,7 +77,7 @@ func crashStages() []crashStage {
 				scriptedCall("call_2", "Bash", fastBash("m2.txt")))}
 		},
 		ready: func(c *cli, _ *llmtest.Gate) bool {
-			return c.exists("m1.txt") && strings.Contains(c.wire(), `"type":"tool.call","uuid":"call_2"`)
+			return c.wrote("m1.txt") && strings.Contains(c.wire(), `"type":"tool.call","uuid":"call_2"`)
 		},
 		open: []string{"call_1", "call_2"}, ran: []string{"m1.txt"}, notRan: []string{"m2.txt"},
 	}, {
@@ -85,7 +85,7 @@ func crashStages() []crashStage {
 		script: func(c *cli, _ *llmtest.Gate, _ string) []llmtest.Reply {
 			return []llmtest.Reply{llmtest.ToolCall("call_1", "Bash", slowBash(c, "m1.txt"))}
 		},
-		ready: func(c *cli, _ *llmtest.Gate) bool { return c.exists("m1.txt") },
+		ready: func(c *cli, _ *llmtest.Gate) bool { return c.wrote("m1.txt") },
 		open:  []string{"call_1"}, ran: []string{"m1.txt"},
 	}, {
 		name: "result recorded",
@@ -178,7 +178,7 @@ func testCrashStage(t *testing.T, kind string, st crashStage) {
 		t.Errorf("keep.txt = %q, %v", b, err)
 	}
 	for _, m := range st.notRan {
-		if c.exists(m) {
+		if _, err := os.Stat(filepath.Join(c.dir, m)); err == nil {
 			t.Errorf("%s exists: a call that never ran before the kill ran later", m)
 		}
 	}
@@ -200,9 +200,12 @@ func (c *cli) stopSlowBash() {
 }
 
 // exists reports whether name exists in the work dir.
-func (c *cli) exists(name string) bool {
-	_, err := os.Stat(filepath.Join(c.dir, name))
-	return err == nil
+// wrote reports that a Bash command wrote its marker line to name. The
+// shell creates the file before echo writes to it, so the file existing
+// is not enough: a kill between the two would leave it empty.
+func (c *cli) wrote(name string) bool {
+	b, err := os.ReadFile(filepath.Join(c.dir, name))
+	return err == nil && strings.HasSuffix(string(b), "ran\n")
 }
 
 // sessionDirs lists the session directories under the data root.
