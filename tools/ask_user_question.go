@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -60,6 +61,10 @@ type AskUserQuestionOptions struct {
 	// Asker puts the questions to the user. Required: the manager
 	// registers the tool only when the client can ask.
 	Asker QuestionAsker
+	// Background runs background questions; with nil, or AllowBackground
+	// false (the task tools are not enabled), they are refused.
+	Background      BackgroundTasks
+	AllowBackground bool
 }
 
 // AskUserQuestion is the AskUserQuestion tool.
@@ -71,7 +76,7 @@ type AskUserQuestion struct {
 // NewAskUserQuestion returns the AskUserQuestion tool.
 func NewAskUserQuestion(opts AskUserQuestionOptions) *AskUserQuestion {
 	data := map[string]any{"MaxQuestions": askMaxQuestions, "MinOptions": askMinOptions,
-		"MaxOptions": askMaxOptions, "Background": false}
+		"MaxOptions": askMaxOptions, "Background": opts.Background != nil && opts.AllowBackground}
 	schema := fmt.Sprintf(askUserQuestionSchema, askMaxQuestions, askMinOptions, askMaxOptions)
 	return &AskUserQuestion{opts: opts, def: definition(NameAskUserQuestion, askUserQuestionMD, data, schema)}
 }
@@ -121,9 +126,7 @@ func (t *AskUserQuestion) ResolveExecution(raw json.RawMessage) (loop.Execution,
 		ApprovalRule: NameAskUserQuestion,
 		Execute: func(ctx context.Context, ec loop.ExecCtx) (loop.ToolResult, error) {
 			if a.Background {
-				// TODO(tools): run as a "question" background task once
-				// BackgroundTasks can register one (spec 05 §4.10 step 3).
-				return loop.ErrorResult("Background questions are not available for this agent. Call AskUserQuestion again without background."), nil
+				return t.askInBackground(ctx, ec, desc, a.Questions)
 			}
 			return t.ask(ctx, ec, a.Questions)
 		},
@@ -151,6 +154,29 @@ func (t *AskUserQuestion) ask(ctx context.Context, ec loop.ExecCtx, qs []Questio
 		return loop.ToolResult{}, fmt.Errorf("encode answers: %w", err)
 	}
 	return loop.TextResult(out), nil
+}
+
+// askInBackground registers the question as a task (spec 05 §4.10 step
+// 3): the answer arrives later as the task's notification.
+func (t *AskUserQuestion) askInBackground(ctx context.Context, ec loop.ExecCtx, desc string, qs []Question) (loop.ToolResult, error) {
+	if t.opts.Background == nil || !t.opts.AllowBackground {
+		return loop.ErrorResult("Background questions are not available for this agent. Call AskUserQuestion again without background."), nil
+	}
+	task, err := t.opts.Background.StartQuestion(ctx, BackgroundQuestion{Description: desc, QuestionCount: len(qs),
+		ToolCallID: ec.ToolCallID, Ask: func(ctx context.Context) (loop.ToolResult, error) {
+			return t.ask(ctx, ec, qs)
+		}})
+	if err != nil {
+		return loop.ErrorResult(err.Error()), nil
+	}
+	out := strings.Join([]string{
+		"task_id: " + task.ID, "description: " + desc, "status: running", "automatic_notification: true",
+		"next_step: Go on with other work; the answers arrive as a notification when the user replies.",
+		"next_step: TaskOutput shows whether an answer arrived, without waiting.",
+		"next_step: TaskStop withdraws the question.",
+		"human_shell_hint: The user sees the question with /tasks.",
+	}, "\n")
+	return loop.ToolResult{Output: loop.TextOutput(out), Message: "Started " + task.ID, Brief: "Started " + task.ID}, nil
 }
 
 func unsupportedQuestions() loop.ToolResult {

@@ -69,6 +69,10 @@ type BashOptions struct {
 	// BackgroundTimeout is the default timeout of background commands:
 	// 0 means BashBackgroundDefault, a negative value means none.
 	BackgroundTimeout time.Duration
+	// NoAutoBackground kills a foreground command at its timeout instead
+	// of moving it to the background (config
+	// background.bash_auto_background_on_timeout = false).
+	NoAutoBackground bool
 	// LogDir receives the full output of commands whose inline output was
 	// cut; "" means the environment's temp dir.
 	LogDir string
@@ -91,6 +95,7 @@ func NewBash(opts BashOptions) *Bash {
 	bg := opts.Background != nil && opts.AllowBackground
 	data := map[string]any{
 		"Shell": opts.Env.Shell().Name, "OutputLimit": BashOutputLimit, "Background": bg,
+		"AutoBackground":    bg && !opts.NoAutoBackground,
 		"ForegroundDefault": seconds(BashForegroundDefault), "ForegroundMax": seconds(BashForegroundMax),
 		"BackgroundDefault": max(seconds(opts.BackgroundTimeout), 0), "BackgroundMax": seconds(BashBackgroundMax),
 	}
@@ -171,6 +176,9 @@ func (t *Bash) execute(ctx context.Context, ec loop.ExecCtx, a bashArgs, cwd str
 	if a.Timeout != nil {
 		timeout = min(time.Duration(*a.Timeout)*time.Second, BashForegroundMax)
 	}
+	if t.opts.Background != nil {
+		return t.foregroundTask(ctx, ec, proc, a, timeout)
+	}
 	return t.foreground(ctx, ec, proc, timeout)
 }
 
@@ -213,17 +221,108 @@ func (t *Bash) background(ctx context.Context, proc osenv.Process, a bashArgs) (
 		_ = proc.Close()               // nobody will read its output
 		return loop.ErrorResult(err.Error()), nil
 	}
-	out := strings.Join([]string{
-		"task_id: " + task.ID,
-		"pid: " + strconv.Itoa(proc.Pid()),
-		"description: " + desc,
-		"status: running",
-		"automatic_notification: true",
+	out := strings.Join(taskStartedLines(task.ID, proc.Pid(), desc,
 		"next_step: Its completion is delivered to you automatically in a later turn; do not wait for it, poll it, or call TaskOutput on it.",
-		"next_step: Call TaskStop only if it has to be cancelled.",
-		"human_shell_hint: The user can follow it with /tasks.",
-	}, "\n")
+		"next_step: Call TaskStop only if it has to be cancelled."), "\n")
 	return loop.ToolResult{Output: loop.TextOutput(out), Message: "Background task started.", Brief: "Started " + task.ID}, nil
+}
+
+// taskStartedLines is the key/value block of a command that runs as a
+// background task (spec 05 §4.6 step 8).
+func taskStartedLines(id string, pid int, desc string, nextSteps ...string) []string {
+	lines := []string{"task_id: " + id, "pid: " + strconv.Itoa(pid), "description: " + desc,
+		"status: running", "automatic_notification: true"}
+	lines = append(lines, nextSteps...)
+	return append(lines, "human_shell_hint: The user can follow it with /tasks.")
+}
+
+// backgroundDeadline is the deadline of a command that moved to the
+// background: the background default; none when that is negative.
+func (t *Bash) backgroundDeadline() time.Duration {
+	return max(t.opts.BackgroundTimeout, 0)
+}
+
+// foregroundLabel describes a foreground command's task.
+func foregroundLabel(a bashArgs) string {
+	if d := strings.TrimSpace(a.Description); d != "" {
+		return d
+	}
+	return "Bash: " + firstRunes(a.Command, 60)
+}
+
+// foregroundTask runs a foreground command as a task of the background
+// manager (spec 05 §4.6 steps 4–9): the manager reads its output and
+// owns its deadline; at the deadline the command moves to the background
+// (or, with auto-background off, is killed), and the call returns.
+func (t *Bash) foregroundTask(ctx context.Context, ec loop.ExecCtx, proc osenv.Process, a bashArgs, timeout time.Duration) (loop.ToolResult, error) {
+	capture := newOutputCapture(t.opts.Env, "", BashOutputLimit)
+	capture.noLog = true // the manager keeps the full log
+	auto := t.opts.AllowBackground && !t.opts.NoAutoBackground
+	task, err := t.opts.Background.RunProcess(ctx, ForegroundProcess{
+		BackgroundProcess: BackgroundProcess{Process: proc, Command: a.Command, Description: foregroundLabel(a),
+			Timeout: timeout / time.Second * t.second},
+		AutoBackground: auto,
+		DetachTimeout:  t.backgroundDeadline(),
+		PersistAfter:   BashOutputLimit,
+		OnOutput: func(p []byte) {
+			capture.write(p)
+			ec.OnUpdate(loop.ProgressUpdate{Kind: loop.ProgressStdout, Text: string(p)})
+		},
+	})
+	if err != nil {
+		_ = proc.Kill(syscall.SIGTERM) // refused: the process must not run unowned
+		_ = proc.Close()
+		return loop.ErrorResult(err.Error()), nil
+	}
+	if ec.OnForegroundTaskStart != nil {
+		ec.OnForegroundTaskStart(task.ID())
+	}
+	select {
+	case <-task.Released():
+	case <-ctx.Done():
+		// The manager stops the command as interrupted by the user.
+		return loop.ToolResult{}, context.Cause(ctx)
+	}
+	rel := task.Release()
+	if rel.Kind != ReleaseTerminal {
+		return t.detachedResult(task.ID(), proc.Pid(), rel, capture), nil
+	}
+	info := rel.Info
+	saved := savedLog{taskID: task.ID(), path: rel.OutputPath, size: rel.OutputSize, taskOutput: t.opts.AllowBackground}
+	switch {
+	case info.Status == TaskTimedOut:
+		return loop.ToolResult{Output: loop.TextOutput(appendMessage(capture.text(), fmt.Sprintf("Command killed by timeout (%s)", timeoutLabel(timeout)))),
+			IsError: true, Truncated: capture.truncated(), Brief: "Killed by timeout"}, nil
+	case info.Status == TaskKilled && info.StopReason == "Interrupted by user":
+		return loop.ErrorResult("Interrupted by user"), nil
+	case (info.Status == TaskKilled || info.Status == TaskFailed) && info.StopReason != "":
+		return loop.ToolResult{Output: loop.TextOutput(appendMessage(capture.text(), info.StopReason)),
+			IsError: true, Truncated: capture.truncated(), Brief: firstRunes(info.StopReason, 60)}, nil
+	}
+	code := -1
+	if info.ExitCode != nil {
+		code = *info.ExitCode
+	}
+	return t.finish(capture, code, saved), nil
+}
+
+// detachedResult is the result of a foreground command that moved to the
+// background: the task block, then the output so far.
+func (t *Bash) detachedResult(id string, pid int, rel ForegroundRelease, c *outputCapture) loop.ToolResult {
+	step := "next_step: The command now runs in the background; its completion is delivered to you automatically in a later turn. Do not wait for it or poll it"
+	if t.opts.AllowBackground {
+		step += "; TaskOutput shows its output so far without blocking"
+	}
+	lines := taskStartedLines(id, pid, rel.Info.Description, step+".")
+	out := strings.Join(lines, "\n")
+	if o := c.text(); o != "" {
+		out += "\n\nforeground_output:\n" + o
+	}
+	res := loop.ToolResult{Output: loop.TextOutput(out), Message: "Task moved to background.", Brief: "Backgrounded " + id}
+	if rel.Kind == ReleaseTimeoutDetached {
+		res.Message, res.Brief = "Command timed out and moved to background.", "Backgrounded "+id+" after timeout"
+	}
+	return res
 }
 
 // chunk is one read from a pipe.
@@ -320,7 +419,7 @@ func (t *Bash) foreground(ctx context.Context, ec loop.ExecCtx, proc osenv.Proce
 			"Output limit exceeded: the command printed more than %d MiB and was stopped. Redirect large output to a file and read it in slices.", BashOutputCeiling>>20))),
 			IsError: true, Truncated: true, Brief: "Output limit exceeded"}, nil
 	}
-	return t.finish(capture, code), nil
+	return t.finish(capture, code, savedLog{path: capture.logPath, size: capture.total}), nil
 }
 
 func pump(r io.Reader, kind loop.ProgressKind, out chan<- chunk, wg *sync.WaitGroup) {
@@ -344,8 +443,18 @@ func timeoutLabel(d time.Duration) string {
 	return fmt.Sprintf("%dms", d.Milliseconds())
 }
 
+// savedLog is where the full output of a command went.
+type savedLog struct {
+	// taskID is the command's task, when a task manager ran it;
+	// taskOutput says TaskOutput can read it.
+	taskID     string
+	taskOutput bool
+	path       string
+	size       int64
+}
+
 // finish builds the result of a command that exited on its own.
-func (t *Bash) finish(c *outputCapture, code int) loop.ToolResult {
+func (t *Bash) finish(c *outputCapture, code int, saved savedLog) loop.ToolResult {
 	out := c.text()
 	res := loop.ToolResult{Truncated: c.truncated()}
 	var msg string
@@ -365,8 +474,16 @@ func (t *Bash) finish(c *outputCapture, code int) loop.ToolResult {
 		msg = strings.TrimSpace(msg + " " + truncatedSuffix)
 	}
 	out = appendMessage(out, msg)
-	if c.truncated() && c.logPath != "" {
-		out += fmt.Sprintf("\n\n[Full output saved]\noutput_path: %s\noutput_size_bytes: %d\nnext_step: Use Read with output_path to page through the full log.", c.logPath, c.total)
+	if c.truncated() && saved.path != "" {
+		out += "\n\n[Full output saved]"
+		if saved.taskID != "" {
+			out += "\ntask_id: " + saved.taskID
+		}
+		out += fmt.Sprintf("\noutput_path: %s\noutput_size_bytes: %d\nnext_step: Use Read with output_path to page through the full log", saved.path, saved.size)
+		if saved.taskID != "" && saved.taskOutput {
+			out += fmt.Sprintf(`, or TaskOutput(task_id="%s")`, saved.taskID)
+		}
+		out += "."
 	}
 	res.Output = loop.TextOutput(out)
 	return res

@@ -31,6 +31,7 @@ type outputCapture struct {
 	logPath string
 	logErr  error
 	stopLog bool // the output ceiling tripped: nothing more goes to disk
+	noLog   bool // someone else keeps the full output
 }
 
 func newOutputCapture(env osenv.Env, logDir string, limit int) *outputCapture {
@@ -46,7 +47,9 @@ func (c *outputCapture) write(p []byte) {
 			return
 		}
 		all := append(c.buf, p...)
-		c.openLog()
+		if !c.noLog {
+			c.openLog()
+		}
 		c.logWrite(all)
 		c.head = append([]byte(nil), all[:c.headMax]...)
 		c.tail = append([]byte(nil), all[len(all)-c.tailMax:]...)

@@ -331,6 +331,23 @@ func (f *fakeBackground) StartProcess(_ context.Context, p tools.BackgroundProce
 	return tools.BackgroundTask{ID: fmt.Sprintf("bash-%08d", len(f.got))}, nil
 }
 
+// The rest of tools.BackgroundTasks: these tests only start background
+// processes (agent/background's tests run Bash on the real manager).
+func (f *fakeBackground) RunProcess(context.Context, tools.ForegroundProcess) (tools.ForegroundTask, error) {
+	return nil, errors.New("fakeBackground runs no foreground tasks")
+}
+func (f *fakeBackground) StartQuestion(context.Context, tools.BackgroundQuestion) (tools.BackgroundTask, error) {
+	return tools.BackgroundTask{}, errors.New("fakeBackground runs no questions")
+}
+func (f *fakeBackground) List(bool) []tools.TaskInfo        { return nil }
+func (f *fakeBackground) Get(string) (tools.TaskInfo, bool) { return tools.TaskInfo{}, false }
+func (f *fakeBackground) Snapshot(context.Context, string, int) (tools.OutputSnapshot, tools.TaskInfo, bool) {
+	return tools.OutputSnapshot{}, tools.TaskInfo{}, false
+}
+func (f *fakeBackground) Stop(context.Context, string, string) (tools.TaskInfo, bool, error) {
+	return tools.TaskInfo{}, false, nil
+}
+
 func TestS37BackgroundStartValidation(t *testing.T) {
 	env := osenvtest.New(osenvtest.Options{Run: func(osenv.Cmd) osenvtest.Result { return osenvtest.Result{Block: true} }})
 	bg := &fakeBackground{}

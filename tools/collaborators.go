@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
 )
 
@@ -13,17 +14,40 @@ import (
 // wires the implementations when it builds the Manager), so tools never
 // imports agent or session.
 
-// BackgroundTasks runs commands that outlive the tool call
-// (agent/background implements it, spec 05 §6). Bash hands it an already
-// started process; from then on the manager owns the process: its
-// timeout, its output, stopping it and notifying the model when it ends.
+// BackgroundTasks is one agent's background task manager as tools see
+// it (agent/background implements it, spec 05 §6). Bash hands it the
+// processes it starts, in the foreground and in the background; the task
+// tools list, inspect and stop what it holds; AskUserQuestion runs
+// background questions on it. Every method is safe for concurrent use and
+// returns without waiting for a task unless it says otherwise.
 type BackgroundTasks interface {
 	// StartProcess registers p as a detached background task and returns
-	// its id. It must not block beyond bookkeeping. On error the caller
-	// kills the process; the error's message reaches the model (for
-	// example "Too many background tasks are already running.").
-	// Safe for concurrent use.
+	// its id. On error the caller kills the process; the error's message
+	// reaches the model (for example "Too many background tasks are
+	// already running.").
 	StartProcess(ctx context.Context, p BackgroundProcess) (BackgroundTask, error)
+	// RunProcess registers p as a foreground task: the manager reads its
+	// output and owns its deadline, and the caller waits for the task to
+	// end or to leave the foreground (ForegroundTask). ctx is the call's:
+	// when it ends while the task is attached, the task is stopped as
+	// interrupted by the user.
+	RunProcess(ctx context.Context, p ForegroundProcess) (ForegroundTask, error)
+	// StartQuestion registers a background question (spec 05 §4.10).
+	StartQuestion(ctx context.Context, q BackgroundQuestion) (BackgroundTask, error)
+	// List returns the tasks, oldest first: the active ones, or with
+	// activeOnly false also the finished background tasks and those a
+	// resume found lost. Finished foreground tasks are never listed.
+	List(activeOnly bool) []TaskInfo
+	// Get returns one task; ok is false for an unknown id.
+	Get(id string) (info TaskInfo, ok bool)
+	// Snapshot returns what a task printed so far, waiting for pending
+	// writes: the last maxPreviewBytes bytes and where the full log is.
+	// ok is false for an unknown id.
+	Snapshot(ctx context.Context, id string, maxPreviewBytes int) (snap OutputSnapshot, info TaskInfo, ok bool)
+	// Stop stops a running task without notifying the model of its end,
+	// and waits until it is over (or ctx ends). ok is false for an
+	// unknown id; a finished task is returned as it is.
+	Stop(ctx context.Context, id, reason string) (info TaskInfo, ok bool, err error)
 }
 
 // BackgroundProcess is a started process handed to BackgroundTasks.
@@ -33,6 +57,67 @@ type BackgroundProcess struct {
 	Description string
 	// Timeout is the task's deadline; 0 means none.
 	Timeout time.Duration
+}
+
+// ForegroundProcess is a started process a tool call waits for.
+type ForegroundProcess struct {
+	BackgroundProcess
+	// AutoBackground moves the task to the background when Timeout
+	// passes, instead of killing it (spec 05 §4.6).
+	AutoBackground bool
+	// DetachTimeout is the deadline armed when the task moves to the
+	// background; 0 means none.
+	DetachTimeout time.Duration
+	// PersistAfter starts saving the full output to the task's log once
+	// that many bytes were printed (0: the manager's default), so that a
+	// call whose inline output was cut can point at the whole of it.
+	PersistAfter int64
+	// OnOutput receives every chunk the process prints, in order, until
+	// the task leaves the foreground or the output ceiling stops it. It
+	// is called on the manager's reader goroutine and must not block.
+	OnOutput func(p []byte)
+}
+
+// ForegroundTask is a registered foreground task.
+type ForegroundTask interface {
+	// ID is the task id.
+	ID() string
+	// Released is closed when the task ended or left the foreground.
+	Released() <-chan struct{}
+	// Release says how the task left the foreground; it is valid once
+	// Released is closed.
+	Release() ForegroundRelease
+}
+
+// ReleaseKind says why a foreground task stopped holding its call.
+type ReleaseKind string
+
+// Release kinds.
+const (
+	ReleaseTerminal        ReleaseKind = "terminal"
+	ReleaseDetached        ReleaseKind = "detached"
+	ReleaseTimeoutDetached ReleaseKind = "timeout_detached"
+)
+
+// ForegroundRelease is the end of a foreground wait.
+type ForegroundRelease struct {
+	Kind ReleaseKind
+	// Info is the task as it was at release.
+	Info TaskInfo
+	// OutputPath is the full log, when the output was saved; OutputSize
+	// is how many bytes the task printed.
+	OutputPath string
+	OutputSize int64
+}
+
+// BackgroundQuestion is an AskUserQuestion call that runs as a task.
+type BackgroundQuestion struct {
+	Description   string
+	QuestionCount int
+	ToolCallID    string
+	// Ask runs the question and returns the tool's result; ctx ends when
+	// the task is stopped.
+	Ask func(ctx context.Context) (loop.ToolResult, error)
 }
 
 // BackgroundTask identifies a registered task.

@@ -44,6 +44,9 @@ type Options struct {
 	// BackgroundTimeout is Bash's default background timeout (see
 	// BashOptions).
 	BackgroundTimeout time.Duration
+	// NoAutoBackground kills foreground commands at their timeout instead
+	// of moving them to the background.
+	NoAutoBackground bool
 	// BashLogDir receives full logs of truncated Bash output.
 	BashLogDir string
 	// Questions registers AskUserQuestion when the client can ask.
@@ -51,8 +54,8 @@ type Options struct {
 	// Fetcher registers FetchURL.
 	Fetcher URLFetcher
 
-	// TODO(tools): SubagentLauncher (Agent, AgentSwarm), CronScheduler
-	// (Cron*), SkillRegistry (Skill), PlanModeControl (Enter/ExitPlanMode),
+	// TODO(tools): SubagentLauncher (Agent, AgentSwarm), SkillRegistry
+	// (Skill), PlanModeControl (Enter/ExitPlanMode),
 	// GoalControl (goal tools, main agent only) and the select_tools tool
 	// are added here with their tools (spec 05 §2.2).
 }
@@ -108,16 +111,20 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 		NewGlob(o.Base),
 		NewGrep(o.Base),
 		NewBash(BashOptions{Base: o.Base, Background: o.Background, AllowBackground: m.allowBackground(),
-			BackgroundTimeout: o.BackgroundTimeout, LogDir: o.BashLogDir}),
+			BackgroundTimeout: o.BackgroundTimeout, NoAutoBackground: o.NoAutoBackground, LogDir: o.BashLogDir}),
 		NewTodoList(TodoListOptions{Store: o.Store, Committer: o.Committer}),
-		// TODO(tools): TaskList/TaskOutput/TaskStop, EnterPlanMode,
-		// ExitPlanMode and select_tools join with their collaborators.
+		// TODO(tools): EnterPlanMode, ExitPlanMode and select_tools join
+		// with their collaborators.
+	}
+	if o.Background != nil {
+		tools = append(tools, NewTaskList(o.Background), NewTaskOutput(o.Background), NewTaskStop(o.Background))
 	}
 	if o.Capability.ImageIn || o.Capability.VideoIn {
 		tools = append(tools, NewReadMediaFile(ReadMediaFileOptions{Base: o.Base, ImageIn: o.Capability.ImageIn, VideoIn: o.Capability.VideoIn}))
 	}
 	if o.Questions != nil {
-		tools = append(tools, NewAskUserQuestion(AskUserQuestionOptions{Asker: o.Questions}))
+		tools = append(tools, NewAskUserQuestion(AskUserQuestionOptions{Asker: o.Questions,
+			Background: o.Background, AllowBackground: m.allowBackground()}))
 	}
 	if o.Fetcher != nil {
 		tools = append(tools, NewFetchURL(o.Fetcher))
