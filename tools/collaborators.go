@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kimigo/kimigo/loop"
@@ -125,6 +126,71 @@ type BackgroundTask struct {
 	ID string
 }
 
+// CronScheduler is the main agent's cron manager as the cron tools see it
+// (agent/cron implements it, spec 05 §7). Every method is safe for
+// concurrent use.
+type CronScheduler interface {
+	// Disabled reports that scheduling is switched off (KIMI_DISABLE_CRON).
+	Disabled() bool
+	// Plan parses expr and finds its first fire from now. A malformed
+	// expression is an error whose message names the field.
+	Plan(expr string, recurring bool) (CronPlan, error)
+	// Count is how many jobs are scheduled.
+	Count() int
+	// Add schedules a job created now; it fails with ErrCronCapReached
+	// when the cap is reached.
+	Add(ctx context.Context, spec CronJobSpec) (CronJob, error)
+	// List returns the jobs in the order they were added.
+	List() []CronJob
+	// Remove deletes a job; ok is false when there is none with that id.
+	Remove(ctx context.Context, id string) (ok bool, err error)
+	// Now is the scheduler's clock.
+	Now() time.Time
+}
+
+// CronMaxJobs caps the jobs of a session; CronMaxPromptBytes a job's
+// prompt (spec 05 §7.6).
+const (
+	CronMaxJobs        = 50
+	CronMaxPromptBytes = 8192
+)
+
+// ErrCronCapReached refuses a job over CronMaxJobs.
+var ErrCronCapReached = fmt.Errorf("Cron job cap reached (max %d per session).", CronMaxJobs) //lint:ignore ST1005 the model reads it verbatim
+
+// CronPlan is a parsed schedule.
+type CronPlan struct {
+	// Cron is the whitespace-normalised expression.
+	Cron string
+	// Human says it in words ("every 5 minutes"), or repeats it.
+	Human string
+	// FirstFire is the first ideal fire after now; zero when none comes
+	// within five years.
+	FirstFire time.Time
+}
+
+// CronJobSpec is a job to schedule.
+type CronJobSpec struct {
+	Cron      string
+	Prompt    string
+	Recurring bool
+}
+
+// CronJob is a scheduled job as the tools report it.
+type CronJob struct {
+	ID        string
+	Cron      string
+	Human     string
+	Prompt    string
+	Recurring bool
+	CreatedAt time.Time
+	// NextFire is the next (jittered) fire; zero when none.
+	NextFire time.Time
+	// Stale: a recurring job older than seven days; its next fire is its
+	// last.
+	Stale bool
+}
+
 // QuestionAsker puts structured questions to the user; the UI (or ACP
 // client) implements it.
 type QuestionAsker interface {
@@ -187,7 +253,6 @@ type FetchedPage struct {
 // tools that use it:
 //
 // TODO(tools): SubagentLauncher (spawn/resume/delegatable set) with the Agent and AgentSwarm tools.
-// TODO(tools): CronScheduler (add/remove/list, next fire) with the Cron tools.
 // TODO(tools): SkillRegistry (model-invocable skills) with the Skill tool.
 // TODO(tools): PlanModeControl (enter/exit, plan file) with EnterPlanMode and ExitPlanMode.
 // TODO(tools): GoalControl (create/get/budget/update) with the goal tools.

@@ -47,6 +47,9 @@ type Options struct {
 	// NoAutoBackground kills foreground commands at their timeout instead
 	// of moving them to the background.
 	NoAutoBackground bool
+	// Cron schedules prompts (CronCreate, CronList, CronDelete); only a
+	// main agent has one.
+	Cron CronScheduler
 	// BashLogDir receives full logs of truncated Bash output.
 	BashLogDir string
 	// Questions registers AskUserQuestion when the client can ask.
@@ -118,6 +121,9 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 	}
 	if o.Background != nil {
 		tools = append(tools, NewTaskList(o.Background), NewTaskOutput(o.Background), NewTaskStop(o.Background))
+	}
+	if o.Cron != nil {
+		tools = append(tools, NewCronCreate(o.Cron), NewCronList(o.Cron), NewCronDelete(o.Cron))
 	}
 	if o.Capability.ImageIn || o.Capability.VideoIn {
 		tools = append(tools, NewReadMediaFile(ReadMediaFileOptions{Base: o.Base, ImageIn: o.Capability.ImageIn, VideoIn: o.Capability.VideoIn}))
