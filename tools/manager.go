@@ -143,7 +143,15 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 }
 
 // allowBackground: background tasks need the three task tools enabled.
+// They exist when there is a task manager (the builtin table being built
+// may not hold them yet).
 func (m *Manager) allowBackground() bool {
+	if m.opts.Background == nil {
+		return false
+	}
+	if m.enabled == nil {
+		return !m.disabled[NameTaskList] && !m.disabled[NameTaskOutput] && !m.disabled[NameTaskStop]
+	}
 	return m.exactEnabled(NameTaskList) && m.exactEnabled(NameTaskOutput) && m.exactEnabled(NameTaskStop)
 }
 

@@ -263,3 +263,41 @@ func TestS5AccessScheduling(t *testing.T) {
 		}
 	}
 }
+
+// cronStub is a CronScheduler the table tests only register; nothing is
+// scheduled through it (agent/cron's tests run the tools on the real
+// manager).
+type cronStub struct{ tools.CronScheduler }
+
+func TestS72NoCronInSubagents(t *testing.T) {
+	env := osenvtest.New(osenvtest.Options{})
+	profile := tools.ActiveTools{Names: []string{"Read", "Bash", "TaskList", "TaskOutput", "TaskStop", "CronCreate", "CronList", "CronDelete"}}
+	child := tools.New(tools.Options{Base: tools.Base{Env: env}, Background: &fakeBackground{}})
+	child.SetActiveTools(profile)
+	if got := names(child.Tools(nil)); !slices.Equal(got, []string{"Bash", "Read", "TaskList", "TaskOutput", "TaskStop"}) {
+		t.Errorf("subagent table = %v; want no cron tools", got)
+	}
+	main := tools.New(tools.Options{Base: tools.Base{Env: env}, Background: &fakeBackground{}, Cron: cronStub{}})
+	main.SetActiveTools(profile)
+	if got := names(main.Tools(nil)); !slices.Equal(got, []string{"Bash", "CronCreate", "CronDelete", "CronList", "Read", "TaskList", "TaskOutput", "TaskStop"}) {
+		t.Errorf("main table = %v", got)
+	}
+}
+
+func TestTaskToolsNeedATaskManager(t *testing.T) {
+	env := osenvtest.New(osenvtest.Options{})
+	none := tools.New(tools.Options{Base: tools.Base{Env: env}})
+	for _, n := range names(none.Tools(nil)) {
+		if strings.HasPrefix(n, "Task") {
+			t.Errorf("%s without a task manager", n)
+		}
+	}
+	// Without a profile the task tools come with the manager, and Bash may
+	// start background commands.
+	with := tools.New(tools.Options{Base: tools.Base{Env: env}, Background: &fakeBackground{}})
+	for _, tool := range with.Tools(nil) {
+		if tool.Definition().Name == "Bash" && !strings.Contains(tool.Definition().Description, "run_in_background: true") {
+			t.Errorf("Bash description without the background paragraph:\n%s", tool.Definition().Description)
+		}
+	}
+}
