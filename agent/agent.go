@@ -9,8 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimigo/kimigo/agent/background"
 	"github.com/kimigo/kimigo/agent/compaction"
+	"github.com/kimigo/kimigo/agent/cron"
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/agent/injection"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
@@ -91,6 +94,18 @@ type Options struct {
 	// Events receives every event; more sinks can Subscribe.
 	Events turn.EventSink
 
+	// Injection adds the reminders (todo list, permission mode, background
+	// tasks after a compaction; plan and goal plug in as injectors); nil
+	// adds none. Background runs background tasks: the caller hands the
+	// same manager to the tool manager (tools.Options.Background); nil
+	// means none. Cron schedules prompts, main agents only (the tool
+	// manager gets it as tools.Options.Cron); nil means none. The agent
+	// binds each to itself in New, starts the cron ticker, restores them
+	// in Resume and closes them in Close.
+	Injection  *injection.Manager
+	Background *background.Manager
+	Cron       *cron.Manager
+
 	// Logger receives logs; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of record times and durations; nil means time.Now.
@@ -158,7 +173,7 @@ func New(o Options) *Agent {
 		a.events.add(o.Events)
 	}
 	a.mem = history.New(history.Options{Logger: a.logger, Now: func() time.Time { return a.recordTime },
-		Hooks: history.Hooks{Cleared: a.toolsReset, Compacted: a.toolsReset}})
+		Hooks: a.historyHooks()})
 	a.store = tools.NewStore()
 	if o.NewToolManager != nil {
 		a.manager = o.NewToolManager(storeCommitter{a})
@@ -169,6 +184,7 @@ func New(o Options) *Agent {
 	a.adapter = turn.NewLLM(turn.LLMOptions{Snapshot: a.snapshot, Budget: a.budget,
 		UsedContextTokens: a.TokenCount, Generate: a.generate, Now: a.now})
 	a.turns = turn.New(a.turnOptions())
+	a.bindRuntime()
 	return a
 }
 
@@ -188,6 +204,7 @@ func (a *Agent) turnOptions() turn.Options {
 		Tools:               a.toolTable,
 		DescribeMissingTool: a.describeMissingTool,
 		Compactor:           a.newCompactor(),
+		Injector:            a.injector(),
 		Gate:                gate,
 		Hooks:               a.o.Hooks,
 		Usage:               usageRecorder{a},
@@ -202,10 +219,12 @@ func (a *Agent) turnOptions() turn.Options {
 }
 
 // Close cancels the running turn and the running compaction, waits for
-// them, and closes the records (flushing them). A compaction stopped this
+// them, stops the background tasks and the cron ticker, and closes the
+// records (flushing them). A compaction stopped this
 // way leaves history as it was. The agent cannot be used afterwards.
 func (a *Agent) Close(ctx context.Context) error {
 	err := a.turns.Close(ctx)
+	err = errors.Join(err, a.closeRuntime(ctx))
 	if a.compactor != nil {
 		if cerr := a.compactor.Close(ctx); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("close compaction: %w", cerr))

@@ -61,10 +61,9 @@ func (a *Agent) newCompactor() turn.Compactor {
 		Events:              h,
 		Hooks:               h,
 		RefreshSystemPrompt: a.refreshSystemPrompt,
-		// TODO(injection): reinject the goal, tool and background-task
-		// reminders once the agent has an injector (spec 03 §6.8 step 3).
-		Todos:  a.todos,
-		Logger: a.logger,
+		Reinject:            a.reinject,
+		Todos:               a.todos,
+		Logger:              a.logger,
 	})
 	a.compactor = c
 	return c

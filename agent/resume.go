@@ -152,9 +152,11 @@ func (a *Agent) finishResume(ctx context.Context) error {
 	closes := a.mem.CloseEvents(history.InterruptedOnResumeText())
 	a.usage.current = nil // the running turn's usage is not restored
 	a.mu.Unlock()
-	// TODO(goal, background, cron): goal normalisation, undelivered
-	// background notifications and cron jobs join here with their
-	// subsystems.
+	// TODO(goal): goal normalisation comes first, with goal mode.
+	wrote, err := a.resumeRuntime(ctx)
+	if err != nil {
+		return err
+	}
 	for _, ev := range closes {
 		if _, err := a.commitPayload(ctx, records.Type(history.TypeAppendLoopEvent),
 			history.AppendLoopEventRecord{Event: ev}); err != nil {
@@ -162,7 +164,7 @@ func (a *Agent) finishResume(ctx context.Context) error {
 		}
 	}
 	a.turns.FinishResume()
-	if len(closes) > 0 {
+	if len(closes) > 0 || wrote {
 		if err := a.log.Flush(ctx); err != nil {
 			return fmt.Errorf("resume agent: %w", err)
 		}

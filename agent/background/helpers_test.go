@@ -43,6 +43,8 @@ func (r *recorder) AppendMessage(_ context.Context, m history.Message) error {
 	return nil
 }
 
+func (r *recorder) Publish(background.Event) {} // events are collected through Options.Events
+
 func (r *recorder) event(ev background.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

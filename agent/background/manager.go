@@ -65,7 +65,8 @@ type Options struct {
 	// Processes finds the processes of tasks a resume finds lost; nil
 	// means LocalProcesses.
 	Processes ProcessProber
-	// Events receives the task events; nil drops them.
+	// Events receives the task events besides the bound agent; nil is
+	// nobody else.
 	Events func(Event)
 	// Notified is told of each notification delivered live (the
 	// Notification hook of spec 05 §6.6); nil is nobody.
@@ -83,6 +84,8 @@ type Host interface {
 	// AppendMessage adds a message to history without starting a turn
 	// (a resume's undelivered notifications).
 	AppendMessage(ctx context.Context, m history.Message) error
+	// Publish passes a task event on to the agent's front ends.
+	Publish(ev Event)
 }
 
 // Manager is one agent's background task manager (spec 05 §6): it
@@ -411,6 +414,12 @@ func (m *Manager) MarkDelivered(o history.Origin) {
 func (m *Manager) emit(ev Event) {
 	if m.o.Events != nil {
 		m.o.Events(ev)
+	}
+	m.mu.Lock()
+	h := m.host
+	m.mu.Unlock()
+	if h != nil {
+		h.Publish(ev)
 	}
 }
 

@@ -47,7 +47,8 @@ type Options struct {
 	NoJitter, NoStale bool
 	// Interval is the tick period; 0 means DefaultInterval.
 	Interval time.Duration
-	// Events receives cron events; nil drops them.
+	// Events receives cron events besides the bound agent; nil is nobody
+	// else.
 	Events func(Event)
 	// Logger receives lifecycle logs; nil discards.
 	Logger *slog.Logger
@@ -60,6 +61,8 @@ type Host interface {
 	Idle() bool
 	// Steer delivers a fire; the agent being idle, it starts a turn.
 	Steer(ctx context.Context, parts []llm.ContentPart, origin *history.Origin) error
+	// Publish passes a cron event on to the agent's front ends.
+	Publish(ev Event)
 }
 
 // Manager is a main agent's cron (spec 05 §7.5): the jobs, their files,
@@ -397,6 +400,12 @@ func (m *Manager) removeFile(id string) {
 func (m *Manager) emit(ev Event) {
 	if m.o.Events != nil {
 		m.o.Events(ev)
+	}
+	m.mu.Lock()
+	h := m.host
+	m.mu.Unlock()
+	if h != nil {
+		h.Publish(ev)
 	}
 }
 

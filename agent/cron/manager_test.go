@@ -43,6 +43,8 @@ func (a *agentSide) Steer(_ context.Context, parts []llm.ContentPart, o *history
 	return nil
 }
 
+func (a *agentSide) Publish(cron.Event) {}
+
 func (a *agentSide) got() []history.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
