@@ -60,6 +60,14 @@
 //     stops a running compaction. full_compaction.begin/cancel/complete
 //     restore nothing; context.apply_compaction is applied by history,
 //     live and on resume.
+//   - the host of the runtime subsystems (runtime.go): Options.Injection
+//     (the turn's injector; history's clear, compaction and undo reach
+//     it; it re-adds reminders after a compaction), Options.Background
+//     (notifications are steered in; history tells it which were
+//     delivered; Resume reconciles lost tasks and appends undelivered
+//     notifications; the Notification hook fires) and Options.Cron (it
+//     fires only while no turn runs; Resume loads the jobs). Their events
+//     go out as BackgroundEvent and CronEvent; Close stops them.
 //   - the wiring of TurnFlow's collaborators (agent.go, tools.go):
 //     history views, the tool table, the result budget, and the per-request
 //     model snapshot; NextRequest and State for inspection (request.go);

@@ -151,6 +151,20 @@ type backgroundHost struct{ runtimeHost }
 // Publish implements background.Host.
 func (h backgroundHost) Publish(ev background.Event) { h.a.events.Publish(BackgroundEvent{Event: ev}) }
 
+// HookNotification is the hook event fired for each notification the
+// model is sent (spec 05 §6.6); the matcher is the notification type.
+const HookNotification turn.HookEvent = "Notification"
+
+// Notified implements background.Host: the Notification hook runs, not
+// awaited.
+func (h backgroundHost) Notified(n background.Notification) {
+	if h.a.o.Hooks == nil {
+		return
+	}
+	h.a.o.Hooks.Fire(HookNotification, n.Type, map[string]any{"sink": "context", "notificationType": n.Type,
+		"title": n.Title, "body": n.Body, "severity": n.Severity, "sourceKind": n.SourceKind, "sourceId": n.SourceID})
+}
+
 type cronHost struct{ runtimeHost }
 
 // Publish implements cron.Host.

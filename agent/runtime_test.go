@@ -110,7 +110,8 @@ func checkNotification(t *testing.T, r *bgRig, m llm.Message) {
 }
 
 func TestS38aNotificationStartsATurnWhenIdle(t *testing.T) {
-	r := newBgRig(t)
+	hooks := &agenttest.Hooks{}
+	r := newBgRig(t, agenttest.HookRunner(hooks))
 	r.h.Model(bgCall("c1", waitGo, "wait for go"), scripted.Text("Started it."), scripted.Text("It finished."))
 	mustComplete(t, r.h, "start the job")
 	if r.a.HasActiveTurn() || len(r.h.Requests()) != 2 {
@@ -130,6 +131,11 @@ func TestS38aNotificationStartsATurnWhenIdle(t *testing.T) {
 	}
 	if len(recordStrings(r.h, turn.TypeSteer)) != 1 {
 		t.Errorf("steer records: %v", recordStrings(r.h, turn.TypeSteer))
+	}
+	calls := hooks.Calls(agent.HookNotification)
+	if len(calls) != 1 || calls[0].Awaited || calls[0].Matcher != "task.completed" || calls[0].Input["sink"] != "context" ||
+		calls[0].Input["title"] != "Background process completed" || calls[0].Input["body"] != "wait for go completed." {
+		t.Errorf("Notification hook calls = %+v", calls)
 	}
 }
 

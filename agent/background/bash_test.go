@@ -430,3 +430,31 @@ func TestForegroundInterruptKillsTheCommand(t *testing.T) {
 		t.Errorf("task = %+v", info)
 	}
 }
+
+func TestForegroundCommandKeepsARecordOnlyWhileItRuns(t *testing.T) {
+	t.Parallel()
+	g := newRig(t, background.Options{}, tools.BashOptions{})
+	done := make(chan loop.ToolResult, 1)
+	go func() {
+		done <- runCtx(t, t.Context(), g.bash, args("command", `while [ ! -e go ]; do sleep 0.01; done; echo ok`))
+	}()
+	var records []string
+	waitFor(t, "the running record", func() bool {
+		records, _ = filepath.Glob(filepath.Join(g.home, "tasks", "bash-*.json"))
+		return len(records) == 1
+	})
+	b, _ := os.ReadFile(records[0])
+	var info tools.TaskInfo
+	if err := json.Unmarshal(b, &info); err != nil || info.Status != tools.TaskRunning || info.Detached || info.Pid == 0 || info.ProcessStart == 0 {
+		t.Errorf("running record = %s (%v)", b, err)
+	}
+	if err := os.WriteFile(filepath.Join(g.dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.IsError || out(r) != "ok\n" {
+		t.Fatalf("result = %q", out(r))
+	}
+	if _, err := os.Stat(records[0]); !os.IsNotExist(err) {
+		t.Errorf("the record outlived the command: %v", err)
+	}
+}

@@ -45,6 +45,8 @@ func (r *recorder) AppendMessage(_ context.Context, m history.Message) error {
 
 func (r *recorder) Publish(background.Event) {} // events are collected through Options.Events
 
+func (r *recorder) Notified(background.Notification) {}
+
 func (r *recorder) event(ev background.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -133,8 +133,11 @@ func (m *Manager) finish(e *entry, s Settlement) {
 	}
 	info := e.infoLocked()
 	m.mu.Unlock()
-	if info.Detached || e.persisted() {
+	switch {
+	case info.Detached || e.persisted():
 		m.writeInfo(info)
+	case e.kind == tools.TaskKindProcess:
+		m.dropInfo(e.id) // the record it kept while running
 	}
 	if info.Detached {
 		m.notify(e, info)

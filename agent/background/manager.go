@@ -68,9 +68,6 @@ type Options struct {
 	// Events receives the task events besides the bound agent; nil is
 	// nobody else.
 	Events func(Event)
-	// Notified is told of each notification delivered live (the
-	// Notification hook of spec 05 §6.6); nil is nobody.
-	Notified func(Notification)
 	// Logger receives lifecycle logs; nil discards.
 	Logger *slog.Logger
 }
@@ -86,6 +83,9 @@ type Host interface {
 	AppendMessage(ctx context.Context, m history.Message) error
 	// Publish passes a task event on to the agent's front ends.
 	Publish(ev Event)
+	// Notified is told of each notification delivered live, after
+	// Steer (the agent fires its Notification hook, spec 05 §6.6).
+	Notified(n Notification)
 }
 
 // Manager is one agent's background task manager (spec 05 §6): it
@@ -194,12 +194,17 @@ func (m *Manager) Register(task Task, o RegisterOptions) (*Handle, error) {
 	m.wg.Add(2)
 	m.mu.Unlock()
 
-	if !o.Foreground {
+	switch {
+	case !o.Foreground:
 		e.outMu.Lock()
 		e.startLogLocked()
 		e.outMu.Unlock()
 		m.writeInfo(info)
 		m.emit(TaskStarted{Info: info})
+	case task.Kind() == tools.TaskKindProcess:
+		// A foreground command keeps a record while it runs, so that a
+		// resume after kimigo was killed finds its processes.
+		m.saveInfo(info, false)
 	}
 	go m.work(e)
 	go m.lifecycle(e)

@@ -158,9 +158,7 @@ func (m *Manager) notify(e *entry, info tools.TaskInfo) {
 		m.log.Warn("deliver background task notification", "task_id", info.TaskID, "error", err)
 		return
 	}
-	if m.o.Notified != nil {
-		m.o.Notified(n)
-	}
+	host.Notified(n)
 }
 
 // undelivered returns the notifications of the finished background tasks,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -28,7 +29,12 @@ func ValidID(id string) bool { return validID.MatchString(id) }
 
 // writeInfo writes tasks/<id>.json atomically. A failure is logged: the
 // task goes on, and a resume would not find it.
-func (m *Manager) writeInfo(info tools.TaskInfo) {
+func (m *Manager) writeInfo(info tools.TaskInfo) { m.saveInfo(info, true) }
+
+// saveInfo writes the record; durable syncs it to disk first. A record
+// that only has to outlive a crash of kimigo, not of the machine (a
+// foreground command's, found by a resume after kill -9), skips the sync.
+func (m *Manager) saveInfo(info tools.TaskInfo, durable bool) {
 	if m.o.Dir == "" {
 		return
 	}
@@ -38,10 +44,47 @@ func (m *Manager) writeInfo(info tools.TaskInfo) {
 	}
 	p := path.Join(m.tasksDir(), info.TaskID+".json")
 	if err == nil {
-		err = osenv.WriteFileAtomic(m.fs, p, append(data, '\n'), 0o600)
+		if durable {
+			err = osenv.WriteFileAtomic(m.fs, p, append(data, '\n'), 0o600)
+		} else {
+			err = m.writeQuick(p, append(data, '\n'))
+		}
 	}
 	if err != nil {
 		m.log.Warn("cannot save background task record", "task_id", info.TaskID, "path", p, "error", err)
+	}
+}
+
+// writeQuick replaces p through a temporary file and a rename, without
+// syncing.
+func (m *Manager) writeQuick(p string, data []byte) error {
+	tmp := p + ".tmp"
+	f, err := m.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = m.fs.Rename(tmp, p)
+	}
+	if err != nil {
+		_ = m.fs.Remove(tmp) // best effort: it may not exist
+	}
+	return err
+}
+
+// dropInfo removes the record of a foreground command that ended without
+// leaving output on disk: such a task leaves nothing behind.
+func (m *Manager) dropInfo(id string) {
+	if m.o.Dir == "" {
+		return
+	}
+	p := path.Join(m.tasksDir(), id+".json")
+	if err := m.fs.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		m.log.Warn("cannot remove background task record", "task_id", id, "path", p, "error", err)
 	}
 }
 
