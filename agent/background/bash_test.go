@@ -458,3 +458,44 @@ func TestForegroundCommandKeepsARecordOnlyWhileItRuns(t *testing.T) {
 		t.Errorf("the record outlived the command: %v", err)
 	}
 }
+
+// asker answers every question after the test says so.
+type asker struct{ answer chan map[string]string }
+
+func (a asker) AskQuestions(ctx context.Context, _ tools.QuestionRequest) (map[string]string, error) {
+	select {
+	case ans := <-a.answer:
+		return ans, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func TestAskUserQuestionInTheBackground(t *testing.T) {
+	t.Parallel()
+	g := newRig(t, background.Options{}, tools.BashOptions{})
+	a := asker{answer: make(chan map[string]string, 1)}
+	ask := tools.NewAskUserQuestion(tools.AskUserQuestionOptions{Asker: a, Background: g.m, AllowBackground: true})
+	if d := ask.Definition().Description; !strings.Contains(d, "background: true") {
+		t.Errorf("description lacks the background mode:\n%s", d)
+	}
+	r := run(t, ask, `{"questions":[{"question":"Which database?","options":[{"label":"Postgres"},{"label":"SQLite"}]}],"background":true}`)
+	id := taskIDIn(t, out(r))
+	if r.IsError || !strings.HasPrefix(id, "question-") || !strings.Contains(out(r), "description: Starting background question: Which database?") ||
+		r.Message != "Started "+id {
+		t.Fatalf("result = %q (%q)", out(r), r.Message)
+	}
+	if info, _ := g.m.Get(id); info.Kind != tools.TaskKindQuestion || info.QuestionCount != 1 || info.ToolCallID != "call-1" {
+		t.Errorf("task = %+v", info)
+	}
+	a.answer <- map[string]string{"Which database?": "SQLite"}
+	if info, _ := g.m.Wait(t.Context(), id); info.Status != tools.TaskCompleted {
+		t.Fatalf("task = %+v", info)
+	}
+	waitFor(t, "the notification", func() bool { return len(g.r.steers()) == 1 })
+	contains(t, textOf(g.r.steers()[0]), "Title: Background question completed", "<output-file path=")
+	snap, _, _ := g.m.Snapshot(t.Context(), id, 1000)
+	if snap.Preview != `{"answers":{"Which database?":"SQLite"}}` {
+		t.Errorf("answer = %q", snap.Preview)
+	}
+}
