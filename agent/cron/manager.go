@@ -85,6 +85,7 @@ type Manager struct {
 	host    Host           // guarded by mu
 	jobs    map[string]Job // guarded by mu
 	order   []string       // guarded by mu; ids in insertion order
+	list    []Job          // guarded by mu; jobs in order, nil when stale
 	sched   *Scheduler     // guarded by mu
 	started bool           // guarded by mu
 	closed  bool           // guarded by mu
@@ -180,7 +181,7 @@ func (m *Manager) Load() []error {
 	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].CreatedAt.Before(jobs[j].CreatedAt) })
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.jobs, m.order, m.sched = map[string]Job{}, nil, NewScheduler()
+	m.jobs, m.order, m.list, m.sched = map[string]Job{}, nil, nil, NewScheduler()
 	m.sched.NoJitter = m.o.NoJitter
 	for _, j := range jobs {
 		m.jobs[j.ID] = j
@@ -238,6 +239,7 @@ func (m *Manager) fire(host Host, f Fire, now time.Time) {
 	} else {
 		j.LastFiredAt = f.LastDue
 		m.jobs[j.ID] = j
+		m.list = nil
 	}
 	m.mu.Unlock()
 	if remove {
@@ -298,6 +300,7 @@ func (m *Manager) Add(_ context.Context, spec tools.CronJobSpec) (tools.CronJob,
 	j := Job{ID: id, Cron: e.String(), Prompt: spec.Prompt, CreatedAt: now.Truncate(time.Millisecond), Recurring: spec.Recurring}
 	m.jobs[id] = j
 	m.order = append(m.order, id)
+	m.list = nil
 	out := m.viewLocked(j, now)
 	m.mu.Unlock()
 	m.writeFile(j)
@@ -359,16 +362,21 @@ func (m *Manager) viewLocked(j Job, now time.Time) tools.CronJob {
 	return v
 }
 
+// jobListLocked is the jobs in order, rebuilt only after a change: a tick
+// over many waiting jobs allocates nothing. Callers must not modify it.
 func (m *Manager) jobListLocked() []Job {
-	out := make([]Job, 0, len(m.order))
-	for _, id := range m.order {
-		out = append(out, m.jobs[id])
+	if m.list == nil {
+		m.list = make([]Job, 0, len(m.order))
+		for _, id := range m.order {
+			m.list = append(m.list, m.jobs[id])
+		}
 	}
-	return out
+	return m.list
 }
 
 func (m *Manager) deleteLocked(id string) {
 	delete(m.jobs, id)
+	m.list = nil
 	m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == id })
 	m.sched.Forget(id)
 }
