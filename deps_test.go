@@ -37,6 +37,8 @@ var only = map[string][]string{ // importer → all it may import
 	"llm/":  {"llm", "llm/"},
 	"loop":  {"llm", "llm/", "loop", "loop/looptest"},
 	"loop/": {"llm", "llm/", "loop"},
+	// sandbox is a leaf that tools, hooks and mcp import (issue 16).
+	"sandbox": {"sandbox", "osenv"},
 }
 
 const module = "github.com/kimigo/kimigo"

@@ -1,0 +1,58 @@
+package sandbox_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/kimigo/kimigo/sandbox"
+)
+
+// BenchmarkBashTrue measures what the sandbox adds to starting a command:
+// `bash -c true` plain, and under the policies. The budget is 2 ms per
+// Bash call (issue 16); compare medians of -count runs:
+//
+//	go test -run '^$' -bench BashTrue -count 10 ./sandbox/
+func BenchmarkBashTrue(b *testing.B) {
+	sb := sandbox.New(sandbox.Options{})
+	defer sb.Close()
+	work := b.TempDir()
+	gitRepo(b, work)
+	bashPath, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	ww := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
+	wwNet := ww
+	wwNet.Network = true
+	for _, bc := range []struct {
+		name string
+		p    *sandbox.Policy
+	}{
+		{"plain", nil},
+		{"workspace-write,network-off", &ww},
+		{"workspace-write,network-on", &wwNet},
+		{"read-only,network-on", &sandbox.Policy{Mode: sandbox.ModeReadOnly, Network: true}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if bc.p != nil {
+				if err := sb.Status().Check(*bc.p); err != nil {
+					b.Skip(err)
+				}
+				sb.Status() // the one-time probe is not part of a call
+			}
+			for b.Loop() {
+				cmd := exec.Command(bashPath, "-c", "true")
+				if bc.p != nil {
+					if err := sb.Apply(cmd, *bc.p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cmd.Dir = filepath.Clean(work)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
+	}
+}

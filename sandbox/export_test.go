@@ -1,0 +1,18 @@
+package sandbox
+
+// WithoutNamespaces returns o for a Sandbox that behaves as on a system
+// refusing namespaces: Landlock alone.
+func WithoutNamespaces(o Options) Options {
+	o.noNamespaces = true
+	return o
+}
+
+// Unwire makes this process look as if main never called
+// MaybeRunTrampoline, until restore is called.
+func Unwire() (restore func()) {
+	wired.Store(false)
+	return func() { wired.Store(true) }
+}
+
+// TrampolineArg is the hidden argument that starts the trampoline.
+const TrampolineArg = trampolineArg

@@ -1,0 +1,304 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kimigo/kimigo/sandbox"
+)
+
+// helperArg makes the test binary a small helper program, so that tests
+// can run Go network code inside the sandbox.
+const helperArg = "sandbox-test-helper"
+
+func TestMain(m *testing.M) {
+	sandbox.MaybeRunTrampoline()
+	if len(os.Args) > 1 && os.Args[1] == helperArg {
+		os.Exit(runHelper(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// runHelper runs one helper action and prints "ok" or the error:
+//
+//	tcp ADDR        dial ADDR over TCP
+//	udp ADDR        send a datagram to ADDR and wait for the echo
+//	selfloop        listen on 127.0.0.1 and dial that listener
+//	connect ADDR    dial ADDR over TCP (any peer)
+//	signal PID      send signal 0 to PID
+//	umount PATH     unmount PATH
+//	nonroot DIR     (as another user) run the workspace-write checks in DIR
+func runHelper(args []string) int {
+	if len(args) == 0 {
+		fmt.Println("helper: no action")
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "tcp":
+		err = dialTCP(args[1])
+	case "connect":
+		var c net.Conn
+		if c, err = net.DialTimeout("tcp", args[1], 10*time.Second); err == nil {
+			_ = c.Close() // only reaching the peer counts
+		}
+	case "umount":
+		err = syscall.Unmount(args[1], 0)
+	case "udp":
+		err = udpEcho(args[1])
+	case "selfloop":
+		err = selfLoop()
+	case "signal":
+		var pid int
+		if _, err = fmt.Sscan(args[1], &pid); err == nil {
+			err = syscall.Kill(pid, 0)
+		}
+	case "nonroot":
+		return nonRootChecks(args[1])
+	default:
+		err = fmt.Errorf("unknown action %q", args[0])
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println("ok")
+	return 0
+}
+
+func dialTCP(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// The listener writes a greeting: reading it proves the peer is ours.
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if line != "hello\n" {
+		return fmt.Errorf("greeting %q", line)
+	}
+	return nil
+}
+
+func udpEcho(addr string) error {
+	c, err := net.Dial("udp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("ping")); err != nil {
+		return err
+	}
+	// A refused or unreachable peer fails the read at once (ICMP); the
+	// deadline only bounds a peer that drops datagrams silently.
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 16)
+	n, err := c.Read(buf)
+	if err != nil {
+		return err
+	}
+	if string(buf[:n]) != "pong" {
+		return fmt.Errorf("echo %q", buf[:n])
+	}
+	return nil
+}
+
+func selfLoop() error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	go serveGreeting(ln)
+	return dialTCP(ln.Addr().String())
+}
+
+// serveGreeting writes "hello\n" to every connection until ln closes.
+func serveGreeting(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		_, _ = c.Write([]byte("hello\n")) // the dialer may be gone
+		_ = c.Close()
+	}
+}
+
+// nonRootChecks runs as an unprivileged user: the namespaces must work
+// without root, with the same protections.
+func nonRootChecks(work string) int {
+	sb := sandbox.New(sandbox.Options{})
+	defer sb.Close()
+	st := sb.Status()
+	if err := st.Check(sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}); err != nil {
+		fmt.Printf("status %v: %v\n", st, err)
+		return 1
+	}
+	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
+	for _, c := range []struct {
+		script string
+		ok     bool
+	}{
+		{"echo x > new && mkdir -p d/e && echo y > d/e/f", true},
+		{"echo x > .git/hooks/pre-commit", false},
+		{"echo x >> .git/config", false},
+		{"mv .git g", false},
+		{"echo x > /tmp/kimigo-nonroot-escape", false},
+		{"test \"$(id -u)\" = " + fmt.Sprint(os.Getuid()), true},
+		{"grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status", true}, // no capability left
+		{"echo x > /proc/self/root/tmp/kimigo-nonroot-escape", false},
+	} {
+		cmd, err := sb.Command(p, "bash", "-c", c.script)
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		cmd.Dir = work
+		out, err := cmd.CombinedOutput()
+		if (err == nil) != c.ok {
+			fmt.Printf("%q: err=%v ok=%v output=%s\n", c.script, err, c.ok, out)
+			return 1
+		}
+	}
+	fmt.Println("ok")
+	return 0
+}
+
+// helperCmd is argv for running a helper action.
+func helperCmd(t *testing.T, action ...string) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{exe, helperArg}, action...)
+}
+
+// helperEnv is the environment of commands the tests run: the test's
+// own, with the race detector's one-second sleep at exit turned off for
+// helpers built with -race.
+func helperEnv() []string {
+	return append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+}
+
+// result is what a command did.
+type result struct {
+	out  string
+	code int
+}
+
+// run runs argv under p in dir and returns its combined output and exit
+// status.
+func run(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, dir string, argv ...string) result {
+	t.Helper()
+	cmd, err := sb.Command(p, argv...)
+	if err != nil {
+		t.Fatalf("Command(%s, %q): %v", p.Mode, argv, err)
+	}
+	cmd.Dir = dir
+	cmd.Env = helperEnv()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return result{string(out), 0}
+	case errors.As(err, &ee):
+		return result{string(out), ee.ExitCode()}
+	}
+	t.Fatalf("run %q under %s: %v", argv, p.Mode, err)
+	return result{}
+}
+
+// bash runs a bash script under p in dir.
+func bash(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, dir, script string) result {
+	t.Helper()
+	return run(t, sb, p, dir, "bash", "-c", script)
+}
+
+// requireSandbox skips the test where this system cannot enforce p, with
+// the reason; everywhere else (CI here has Landlock) it runs.
+func requireSandbox(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy) {
+	t.Helper()
+	if err := sb.Status().Check(p); err != nil {
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			t.Skipf("this system cannot sandbox: %v (status: %v)", err, sb.Status())
+		}
+		t.Fatal(err)
+	}
+}
+
+// newSandbox is a Sandbox closed with the test.
+func newSandbox(t *testing.T, opts sandbox.Options) *sandbox.Sandbox {
+	t.Helper()
+	sb := sandbox.New(opts)
+	t.Cleanup(func() {
+		if err := sb.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return sb
+}
+
+// gitRepo makes dir a git repository with one commit.
+func gitRepo(t testing.TB, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// writeFile writes a file the test needs.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readFile reads a file the test checks ("" when missing).
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// exists reports whether path exists (without following a final link).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

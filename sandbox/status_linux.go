@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// probe finds the Landlock ABI and runs the trampoline once in new user,
+// mount and network namespaces: it brings the loopback up and mounts a
+// scratch directory read-only, which is everything a sandboxed command
+// needs of namespaces. keep is false when the answer may change (the
+// trampoline was not wired yet).
+func probe() (st Status, keep bool) {
+	abi, err := detectABI()
+	st.LandlockABI = abi
+	if err != nil {
+		st.LandlockError = err.Error()
+	}
+	if !wired.Load() {
+		st.NamespaceError = "the program does not call sandbox.MaybeRunTrampoline"
+		return st, false
+	}
+	if err := probeNamespaces(); err != nil {
+		st.NamespaceError = err.Error()
+	} else {
+		st.Namespaces = true
+	}
+	return st, true
+}
+
+func probeNamespaces() error {
+	dir, err := os.MkdirTemp("", "kimigo-sandbox-probe-")
+	if err != nil {
+		return fmt.Errorf("make a scratch directory: %w", err)
+	}
+	defer os.RemoveAll(dir) // best effort: an empty scratch directory
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	sp := spec{Mode: ModeWorkspaceWrite, Write: []string{dir}, NetNS: true, MountNS: true, Probe: true}
+	args, err := encodeArgs(sp, nil)
+	if err != nil {
+		return err
+	}
+	attr := &syscall.SysProcAttr{}
+	if err := addNamespaces(attr, sp); err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd := &exec.Cmd{Path: selfExe, Args: args, Dir: dir, Stderr: &stderr, SysProcAttr: attr}
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("%w: %s", err, msg)
+		}
+		return err
+	}
+	// The trampoline made .kimi-code read-only in its namespace; this
+	// side must see an ordinary directory, or mounts leak out.
+	if err := os.WriteFile(filepath.Join(dir, KimigoDir, "probe"), nil, 0o600); err != nil {
+		return fmt.Errorf("a mount made inside the sandbox shows outside it: %w", err)
+	}
+	return nil
+}
