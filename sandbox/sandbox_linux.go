@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -66,6 +67,15 @@ func (s *Sandbox) Apply(cmd *exec.Cmd, p Policy) error {
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
 	}
+	// The trampoline needs one thread: with GOMAXPROCS set the Go
+	// runtime also skips reading the cgroup limits, which is most of a
+	// millisecond here. The command gets the caller's value back (and if
+	// the caller replaces Env after Apply, it keeps whatever it set).
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	sp.OwnGoMaxProcs, sp.GoMaxProcs = true, lookupEnv(env, "GOMAXPROCS")
 	args, err := encodeArgs(sp, argv)
 	if err != nil {
 		return err
@@ -78,7 +88,20 @@ func (s *Sandbox) Apply(cmd *exec.Cmd, p Policy) error {
 		return fmt.Errorf("sandbox %s: %w", p.Mode, err)
 	}
 	cmd.Path, cmd.Args, cmd.SysProcAttr = selfExe, args, attr
+	cmd.Env = append(env[:len(env):len(env)], "GOMAXPROCS=1")
 	return nil
+}
+
+// lookupEnv is the value of key in env (the last one wins, as in exec),
+// or nil when it is not set.
+func lookupEnv(env []string, key string) *string {
+	var v *string
+	for _, kv := range env {
+		if rest, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = &rest
+		}
+	}
+	return v
 }
 
 // addNamespaces asks for the namespaces sp needs: a user namespace that

@@ -39,6 +39,10 @@ type spec struct {
 	Probe bool `json:"probe,omitempty"`
 	// Path is the program to run (exec.Cmd.Path); argv follows the spec.
 	Path string `json:"path,omitempty"`
+	// OwnGoMaxProcs says Apply gave the trampoline GOMAXPROCS=1, which
+	// it replaces by GoMaxProcs, the command's own value (nil: unset).
+	OwnGoMaxProcs bool    `json:"own_gomaxprocs,omitempty"`
+	GoMaxProcs    *string `json:"gomaxprocs,omitempty"`
 }
 
 // encodeArgs is the trampoline's argv for running argv (whose program is

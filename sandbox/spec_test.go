@@ -11,7 +11,7 @@ import (
 func TestSpecRoundTrip(t *testing.T) {
 	sp := spec{
 		Mode: ModeWorkspaceWrite, Write: []string{"/w", "/a b/'c'"}, ReadOnly: []string{"docs/"},
-		Temp: "/tmp/t", NetNS: true, MountNS: true, Path: "/bin/bash",
+		Temp: "/tmp/t", NetNS: true, MountNS: true, Path: "/bin/bash", OwnGoMaxProcs: true, GoMaxProcs: new(string),
 	}
 	argv := []string{"bash", "-c", "echo \"$x\" '\x01'"}
 	args, err := encodeArgs(sp, argv)

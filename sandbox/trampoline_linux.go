@@ -48,8 +48,14 @@ func runTrampoline(args []string) int {
 		return 0
 	}
 	env := os.Environ()
+	if v, ok := os.LookupEnv("GOMAXPROCS"); ok && v == "1" && sp.OwnGoMaxProcs {
+		env = unsetEnv(env, "GOMAXPROCS")
+		if sp.GoMaxProcs != nil {
+			env = append(env, "GOMAXPROCS="+*sp.GoMaxProcs)
+		}
+	}
 	if sp.Temp != "" {
-		env = setEnv(env, "TMPDIR", sp.Temp)
+		env = append(unsetEnv(env, "TMPDIR"), "TMPDIR="+sp.Temp)
 	}
 	path := sp.Path
 	if !strings.Contains(path, "/") {
@@ -114,13 +120,13 @@ func loopbackUp() error {
 	return nil
 }
 
-// setEnv returns env with key set to value, replacing any earlier value.
-func setEnv(env []string, key, value string) []string {
+// unsetEnv returns env without key.
+func unsetEnv(env []string, key string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, key+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, key+"="+value)
+	return out
 }

@@ -150,12 +150,13 @@ func runCmd(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, cmd *exec.Cmd) 
 func TestTheCommandKeepsItsProcessAndEnvironment(t *testing.T) {
 	// The trampoline executes the command in its own place: the pid the
 	// caller holds, its process group and its exit status are the
-	// command's; its environment is the caller's plus TMPDIR.
+	// command's; its environment is the caller's plus TMPDIR (GOMAXPROCS,
+	// which the trampoline sets for itself, comes back as it was).
 	sb := newSandbox(t, sandbox.Options{})
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
-	cmd, err := sb.Command(p, "bash", "-c", `read -r _ _ _ _ pgid _ < /proc/$$/stat; echo "$$ $pgid $KIMIGO_TEST_VAR $PWD"; exit 3`)
+	cmd, err := sb.Command(p, "bash", "-c", `read -r _ _ _ _ pgid _ < /proc/$$/stat; echo "$$ $pgid $KIMIGO_TEST_VAR $PWD ${GOMAXPROCS-unset}"; exit 3`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,9 +169,29 @@ func TestTheCommandKeepsItsProcessAndEnvironment(t *testing.T) {
 		t.Fatalf("exit status %v, want 3; output %s", err, out)
 	}
 	pid := cmd.Process.Pid
-	want := fmt.Sprintf("%d %d kept %s\n", pid, pid, w.work)
+	want := fmt.Sprintf("%d %d kept %s unset\n", pid, pid, w.work)
 	if string(out) != want {
-		t.Errorf("inside the sandbox: %q; want pid, process group, variable and directory %q", out, want)
+		t.Errorf("inside the sandbox: %q; want pid, process group, variable, directory and GOMAXPROCS %q", out, want)
+	}
+	temp, err := sb.TempDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, envAfterApply := range []bool{false, true} {
+		cmd := exec.Command("bash", "-c", `echo "$GOMAXPROCS $TMPDIR"`)
+		env := []string{"GOMAXPROCS=3", "TMPDIR=/elsewhere"}
+		if !envAfterApply {
+			cmd.Env = env
+		}
+		if err := sb.Apply(cmd, p); err != nil {
+			t.Fatal(err)
+		}
+		if envAfterApply {
+			cmd.Env = env
+		}
+		if out, err := cmd.Output(); err != nil || string(out) != "3 "+temp+"\n" {
+			t.Errorf("Env set after Apply %v: GOMAXPROCS and TMPDIR inside: %q, %v; want the caller's 3 and the private %s", envAfterApply, out, err, temp)
+		}
 	}
 }
 
