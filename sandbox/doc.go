@@ -4,8 +4,8 @@
 // inside writable directories.
 //
 // It owns:
-//   - the policies (policy.go): ModeReadOnly (read everything, write only
-//     the private temporary directory), ModeWorkspaceWrite (also the work
+//   - the policies (policy.go): ModeReadOnly (read everything but /dev,
+//     write only the private temporary directory), ModeWorkspaceWrite (also the work
 //     dir and the extra writable dirs, except .git/hooks, .git/config, a
 //     .git file, KimigoDir and Policy.ReadOnly inside them) and ModeOff;
 //     the network is off unless Policy.Network;
@@ -47,11 +47,15 @@
 //     modules). Ambient CAP_SYS_ADMIN and CAP_NET_ADMIN carry the
 //     trampoline's setup across its own exec and are cleared before the
 //     command's.
-//   - Landlock then restricts the command even as root in its namespace:
-//     no writes outside the writable dirs, no mount or umount, no ptrace
-//     or /proc/PID/root of processes outside the sandbox, no signals to
-//     them (ABI 6), no pathname unix sockets outside when the network is
-//     off (ABI 9).
+//   - Landlock then restricts the command even as root: no writes
+//     outside the writable dirs, no device nodes, no terminal (reading
+//     covers everything but /dev, where only the bit buckets and random
+//     sources open), no mount or umount, no ptrace or /proc/PID/root of
+//     processes outside the sandbox, no signals to them (ABI 6), no
+//     pathname unix sockets outside when the network is off (ABI 9). The
+//     command starts with no capability at all, and no_new_privs keeps
+//     exec from granting any, so root without namespaces cannot load a
+//     module either.
 //
 // It does not own: which policy a call gets (config, flags, print mode),
 // asking the user when a policy is unavailable, or the system prompt; nor
@@ -85,6 +89,9 @@
 //     the command's own loopback works (net_test.go TestNetwork); the
 //     Landlock fallback denies TCP and Status tells the truth about UDP
 //     (TestNetworkLandlockFallback).
+//   - The command has no capability, makes no device node and opens no
+//     terminal, with or without namespaces
+//     (TestNoCapabilitiesNoDevicesNoTerminal).
 //   - ModeOff leaves the command untouched (TestOffIsNoSandbox).
 //   - A policy this system cannot enforce is refused with ErrUnavailable,
 //     never run weaker (status_test.go TestCheck,

@@ -281,6 +281,32 @@ func TestOffIsNoSandbox(t *testing.T) {
 	}
 }
 
+func TestNoCapabilitiesNoDevicesNoTerminal(t *testing.T) {
+	// Whatever the caller's privileges and whichever namespaces the
+	// policy needs, the command starts with no capability, cannot make
+	// device nodes and cannot open a terminal; the bit buckets work.
+	sb := newSandbox(t, sandbox.Options{})
+	w := newWorkspace(t)
+	for _, p := range []sandbox.Policy{
+		{Mode: sandbox.ModeReadOnly, Network: true}, // Landlock alone: no namespace
+		{Mode: sandbox.ModeReadOnly},
+		{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work},
+	} {
+		t.Run(fmt.Sprintf("%s network %v", p.Mode, p.Network), func(t *testing.T) {
+			requireSandbox(t, sb, p)
+			runFSCases(t, sb, p, w.work, []fsCase{
+				{name: "no capability", ok: true,
+					script: `for c in CapInh CapPrm CapEff CapAmb; do grep -q "^$c:[[:space:]]*0*$" /proc/self/status || { grep ^Cap /proc/self/status; exit 1; }; done`},
+				{name: "no device node", script: `mknod "$TMPDIR/disk" b 7 0`, says: []string{denied, "Operation not permitted"}},
+				{name: "no new terminal", script: "exec 3<>/dev/ptmx", says: []string{denied}},
+				{name: "no controlling terminal", script: "exec 3</dev/tty", says: []string{denied, "No such device"}},
+				{name: "bit buckets and random sources", ok: true,
+					script: "echo x > /dev/null && head -c 4 /dev/urandom > /dev/null && head -c 4 /dev/zero > /dev/null && ls / /dev > /dev/null"},
+			})
+		})
+	}
+}
+
 func TestSignalsStayInside(t *testing.T) {
 	sb := newSandbox(t, sandbox.Options{})
 	w := newWorkspace(t)
