@@ -56,3 +56,46 @@ func BenchmarkBashTrue(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBashTrueLargeHeap is BenchmarkBashTrue's sandboxed case from a
+// process holding 256 MiB: a new user namespace rules out vfork, so
+// starting the trampoline copies the caller's page tables.
+func BenchmarkBashTrueLargeHeap(b *testing.B) {
+	heap := make([]byte, 256<<20)
+	for i := range heap {
+		heap[i] = byte(i)
+	}
+	sb := sandbox.New(sandbox.Options{})
+	defer sb.Close()
+	work := b.TempDir()
+	gitRepo(b, work)
+	for _, bc := range []struct {
+		name string
+		p    *sandbox.Policy
+	}{
+		{"plain", nil},
+		{"workspace-write,network-off", &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}},
+		{"read-only,network-on", &sandbox.Policy{Mode: sandbox.ModeReadOnly, Network: true}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if bc.p != nil {
+				if err := sb.Status().Check(*bc.p); err != nil {
+					b.Skip(err)
+				}
+			}
+			for b.Loop() {
+				cmd := exec.Command("bash", "-c", "true")
+				if bc.p != nil {
+					if err := sb.Apply(cmd, *bc.p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cmd.Dir = work
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
+	}
+	heap[0]++ // keep the heap alive across the runs
+}

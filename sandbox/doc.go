@@ -13,14 +13,14 @@
 //     this program as the trampoline; Command is exec.Command plus Apply;
 //     the private temporary directory (TMPDIR), removed by Close;
 //   - the trampoline (trampoline*.go): MaybeRunTrampoline, the first call
-//     of main. Started with a hidden argument in new user, mount and
-//     network namespaces (those the policy needs), it brings the loopback
-//     up, bind-mounts the read-only entries read-only, restricts its
-//     thread with Landlock and executes the command from that thread, so
-//     kimigo itself is never restricted and the command keeps the pid,
-//     process group and exit status its caller sees. Its own failures
-//     exit 125 (setup), 126 (cannot execute) or 127 (not found) after a
-//     message naming the policy and the path;
+//     of main. Started with a hidden argument, it gets the mount and
+//     network namespaces the policy needs, brings the loopback up,
+//     bind-mounts the read-only entries read-only, restricts its thread
+//     with Landlock, drops every capability and executes the command from
+//     that thread, so kimigo itself is never restricted and the command
+//     keeps the pid, process group and exit status its caller sees. Its
+//     own failures exit 125 (setup), 126 (cannot execute) or 127 (not
+//     found) after a message naming the policy and the path;
 //   - Probe and Status (status*.go): the Landlock ABI, whether namespaces
 //     work (one trampoline run, on first use), how "no network" is
 //     enforced, and Check, which refuses a policy this system cannot
@@ -41,12 +41,14 @@
 //     rules (ABI 4) are the fallback where namespaces are refused (some
 //     containers; Ubuntu's AppArmor userns restriction); they leave UDP
 //     open before ABI 10, and Status says so.
-//   - The user namespace maps ids to themselves and makes the mounts and
-//     the network namespace possible without privileges; for root it also
-//     confines the capabilities to the namespaces (no setns back, no
-//     modules). Ambient CAP_SYS_ADMIN and CAP_NET_ADMIN carry the
-//     trampoline's setup across its own exec and are cleared before the
-//     command's.
+//   - Namespaces come one of two ways (NamespaceMethod). Root's
+//     trampoline unshares them for its own thread after a plain (vfork)
+//     start, and makes its mounts slaves first so none shows outside.
+//     Everybody else's starts in a new user namespace that maps ids to
+//     themselves, which makes the others possible without privileges;
+//     ambient CAP_SYS_ADMIN and CAP_NET_ADMIN carry the setup across the
+//     trampoline's exec. A user namespace rules out vfork, so that start
+//     copies the caller's page tables (BenchmarkBashTrueLargeHeap).
 //   - Landlock then restricts the command even as root: no writes
 //     outside the writable dirs, no device nodes, no terminal (reading
 //     covers everything but /dev, where only the bit buckets and random
@@ -82,8 +84,11 @@
 //     git still commits (TestWorkspaceWriteFileSystem,
 //     TestWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry,
 //     TestWorkspaceWriteGitFileAndExtraDirs).
-//   - The mounts never show outside the sandbox (TestWorkspaceWriteFileSystem,
-//     and the probe checks it on every system).
+//   - The mounts never show outside the sandbox, shared propagation
+//     included (TestWorkspaceWriteFileSystem,
+//     TestMountsStayInsideUnderSharedPropagation; the probe checks it on
+//     every system). The file-system, network and capability tests run
+//     with both namespace methods.
 //   - Network off: TCP, UDP and HTTP to the loopback and to this host's
 //     address, and DNS, fail inside and work outside and with Network on;
 //     the command's own loopback works (net_test.go TestNetwork); the

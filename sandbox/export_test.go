@@ -7,6 +7,13 @@ func WithoutNamespaces(o Options) Options {
 	return o
 }
 
+// WithUserNamespace returns o for a Sandbox that uses NamespaceUser even
+// where root could unshare.
+func WithUserNamespace(o Options) Options {
+	o.userNamespace = true
+	return o
+}
+
 // Unwire makes this process look as if main never called
 // MaybeRunTrampoline, until restore is called.
 func Unwire() (restore func()) {

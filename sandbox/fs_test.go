@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,7 +73,11 @@ const (
 )
 
 func TestWorkspaceWriteFileSystem(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	forEachNamespaceMethod(t, testWorkspaceWriteFileSystem)
+}
+
+func testWorkspaceWriteFileSystem(t *testing.T, opts sandbox.Options) {
+	sb := newSandbox(t, opts)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
@@ -182,10 +187,32 @@ func TestWorkspaceWriteFileSystem(t *testing.T) {
 	})
 }
 
+func TestMountsStayInsideUnderSharedPropagation(t *testing.T) {
+	// Where / is a shared mount (systemd makes it so), a mount namespace
+	// root unshares would send the read-only mounts back out unless the
+	// trampoline makes its copy a slave first. Run a sandboxed command
+	// from a mount namespace whose mounts are all shared.
+	if os.Getuid() != 0 {
+		t.Skip("needs root to make a mount namespace with shared mounts for the caller")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare(1) is not installed")
+	}
+	w := newWorkspace(t)
+	r := direct(append([]string{"unshare", "--mount", "--propagation", "shared"}, helperCmd(t, "leakcheck", w.work)...))
+	if r.code != 0 || strings.TrimSpace(r.out) != "ok" {
+		t.Errorf("exit %d: %s", r.code, r.out)
+	}
+}
+
 func TestWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry(t *testing.T) {
+	forEachNamespaceMethod(t, testWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry)
+}
+
+func testWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry(t *testing.T, opts sandbox.Options) {
 	// The trampoline starts in the hooks directory, which it then mounts
 	// over: relative writes must still meet the read-only mount.
-	sb := newSandbox(t, sandbox.Options{})
+	sb := newSandbox(t, opts)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
@@ -282,10 +309,14 @@ func TestOffIsNoSandbox(t *testing.T) {
 }
 
 func TestNoCapabilitiesNoDevicesNoTerminal(t *testing.T) {
+	forEachNamespaceMethod(t, testNoCapabilitiesNoDevicesNoTerminal)
+}
+
+func testNoCapabilitiesNoDevicesNoTerminal(t *testing.T, opts sandbox.Options) {
 	// Whatever the caller's privileges and whichever namespaces the
 	// policy needs, the command starts with no capability, cannot make
 	// device nodes and cannot open a terminal; the bit buckets work.
-	sb := newSandbox(t, sandbox.Options{})
+	sb := newSandbox(t, opts)
 	w := newWorkspace(t)
 	for _, p := range []sandbox.Policy{
 		{Mode: sandbox.ModeReadOnly, Network: true}, // Landlock alone: no namespace

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -118,12 +117,11 @@ func topLevel() (dirs, files []string) {
 	return dirs, files
 }
 
-// restrictThisThread locks the goroutine to its thread, puts the thread,
-// and whatever it executes, under sp's Landlock rules and drops every
-// capability. The thread is never unlocked: the caller executes the
-// command from it next, and if that fails it exits.
+// restrictThisThread puts the calling thread, and whatever it executes,
+// under sp's Landlock rules and drops every capability. The caller holds
+// the thread locked, never unlocks it and executes the command from it
+// next (if that fails, it exits).
 func restrictThisThread(sp spec) error {
-	runtime.LockOSThread()
 	cfg, rules := landlockRules(sp)
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {

@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 //	signal PID      send signal 0 to PID
 //	umount PATH     unmount PATH
 //	nonroot DIR     (as another user) run the workspace-write checks in DIR
+//	leakcheck DIR   run a workspace-write command in DIR, then look for
+//	                its mounts in this process's mount namespace
 func runHelper(args []string) int {
 	if len(args) == 0 {
 		fmt.Println("helper: no action")
@@ -64,6 +66,8 @@ func runHelper(args []string) int {
 		}
 	case "nonroot":
 		return nonRootChecks(args[1])
+	case "leakcheck":
+		err = leakCheck(args[1])
 	default:
 		err = fmt.Errorf("unknown action %q", args[0])
 	}
@@ -177,6 +181,26 @@ func nonRootChecks(work string) int {
 	return 0
 }
 
+func leakCheck(work string) error {
+	sb := sandbox.New(sandbox.Options{})
+	defer sb.Close()
+	cmd, err := sb.Command(sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}, "true")
+	if err != nil {
+		return err
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	if strings.Contains(string(mounts), work) {
+		return fmt.Errorf("the sandbox's mounts show outside it:\n%s", mounts)
+	}
+	return nil
+}
+
 // helperCmd is argv for running a helper action.
 func helperCmd(t *testing.T, action ...string) []string {
 	t.Helper()
@@ -237,6 +261,22 @@ func requireSandbox(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy) {
 			t.Skipf("this system cannot sandbox: %v (status: %v)", err, sb.Status())
 		}
 		t.Fatal(err)
+	}
+}
+
+// forEachNamespaceMethod runs f once per way this system makes the
+// namespaces: for root both its own unshare and the user namespace
+// everybody else gets; else the one there is (or once, to skip).
+func forEachNamespaceMethod(t *testing.T, f func(t *testing.T, opts sandbox.Options)) {
+	t.Helper()
+	st := sandbox.Probe()
+	if !st.Namespaces {
+		f(t, sandbox.Options{})
+		return
+	}
+	t.Run(string(st.NamespaceMethod), func(t *testing.T) { f(t, sandbox.Options{}) })
+	if st.NamespaceMethod != sandbox.NamespaceUser {
+		t.Run(string(sandbox.NamespaceUser), func(t *testing.T) { f(t, sandbox.WithUserNamespace(sandbox.Options{})) })
 	}
 }
 

@@ -126,7 +126,11 @@ func direct(argv []string) result {
 }
 
 func TestNetwork(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	forEachNamespaceMethod(t, testNetwork)
+}
+
+func testNetwork(t *testing.T, opts sandbox.Options) {
+	sb := newSandbox(t, opts)
 	w := newWorkspace(t)
 	off := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	on := off

@@ -17,8 +17,9 @@ type Options struct {
 	TempRoot string
 
 	// noNamespaces makes the sandbox behave as on a system that refuses
-	// namespaces; tests set it through export_test.go.
-	noNamespaces bool
+	// namespaces, and userNamespace makes it use NamespaceUser even for
+	// root; tests set them through export_test.go.
+	noNamespaces, userNamespace bool
 }
 
 // Sandbox runs commands under policies. It owns one private temporary
@@ -39,8 +40,11 @@ func New(opts Options) *Sandbox { return &Sandbox{opts: opts} }
 // Status is Probe's answer as this Sandbox sees it.
 func (s *Sandbox) Status() Status {
 	st := Probe()
-	if s.opts.noNamespaces {
-		st.Namespaces, st.NamespaceError = false, "turned off for this sandbox"
+	switch {
+	case s.opts.noNamespaces:
+		st.Namespaces, st.NamespaceMethod, st.NamespaceError = false, "", "turned off for this sandbox"
+	case s.opts.userNamespace && st.Namespaces:
+		st.NamespaceMethod = NamespaceUser
 	}
 	return st
 }

@@ -63,6 +63,7 @@ func (s *Sandbox) Apply(cmd *exec.Cmd, p Policy) error {
 		MountNS:  p.Mode == ModeWorkspaceWrite,
 		Path:     cmd.Path,
 	}
+	sp.Unshare = st.NamespaceMethod == NamespaceUnshare && (sp.NetNS || sp.MountNS)
 	argv := cmd.Args
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
@@ -104,11 +105,14 @@ func lookupEnv(env []string, key string) *string {
 	return v
 }
 
-// addNamespaces asks for the namespaces sp needs: a user namespace that
-// maps the caller's ids to themselves (so files keep their owners and
-// root stays root only inside it), and in it the mount and network
-// namespaces.
+// addNamespaces asks for the namespaces sp needs, unless the trampoline
+// unshares them itself: a user namespace that maps the caller's ids to
+// themselves (so files keep their owners), and in it the mount and
+// network namespaces.
 func addNamespaces(attr *syscall.SysProcAttr, sp spec) error {
+	if sp.Unshare {
+		return nil
+	}
 	var flags uintptr
 	if sp.MountNS {
 		flags |= syscall.CLONE_NEWNS

@@ -34,6 +34,9 @@ type spec struct {
 	// MountNS says the trampoline runs in a new mount namespace, where it
 	// bind-mounts the read-only entries read-only.
 	MountNS bool `json:"mountns,omitempty"`
+	// Unshare says the trampoline makes the namespaces itself, for its
+	// own thread (NamespaceUnshare); otherwise it starts in them.
+	Unshare bool `json:"unshare,omitempty"`
 	// Probe makes the trampoline check that it can set the namespaces up
 	// (in Temp) and exit without running anything.
 	Probe bool `json:"probe,omitempty"`

@@ -41,12 +41,30 @@ type Status struct {
 	LandlockABI int
 	// LandlockError says why Landlock is absent, when it is.
 	LandlockError string
-	// Namespaces is true when the trampoline could create a user, mount
-	// and network namespace, bring the loopback up and mount read-only.
+	// Namespaces is true when the trampoline could create a mount and a
+	// network namespace, bring the loopback up and mount read-only.
 	Namespaces bool
-	// NamespaceError says why not, when it could not.
+	// NamespaceMethod is how it makes them, when it can.
+	NamespaceMethod NamespaceMethod
+	// NamespaceError says why it cannot, when it cannot (with both
+	// methods, for root).
 	NamespaceError string
 }
+
+// NamespaceMethod is how the trampoline gets its namespaces.
+type NamespaceMethod string
+
+// The namespace methods.
+const (
+	// NamespaceUnshare is root's: the trampoline starts like any child
+	// and unshares a mount and a network namespace for its own thread.
+	NamespaceUnshare NamespaceMethod = "unshare"
+	// NamespaceUser is everybody's: the trampoline starts in a new user
+	// namespace, which lets it make the others. A user namespace rules
+	// out vfork, so starting it copies the caller's page tables: the
+	// cost grows with the caller's resident memory.
+	NamespaceUser NamespaceMethod = "user"
+)
 
 // FS reports whether file-system rules are enforced.
 func (s Status) FS() bool { return s.LandlockABI >= MinLandlockABI }
@@ -102,8 +120,8 @@ func (s Status) Check(p Policy) error {
 	return nil
 }
 
-// String is a one-line summary, e.g. "landlock ABI 7 (file system,
-// scopes); namespaces: yes; network off by: namespace".
+// String is a one-line summary, e.g. "landlock ABI 7 (file system, tcp,
+// scopes); namespaces: yes (user); network off by: namespace".
 func (s Status) String() string {
 	if s.LandlockABI == 0 {
 		return "landlock: none (" + s.LandlockError + "); commands cannot be sandboxed"
@@ -123,7 +141,7 @@ func (s Status) String() string {
 	if s.PathUnixSockets() {
 		feats = append(feats, "unix sockets")
 	}
-	ns := "yes"
+	ns := "yes (" + string(s.NamespaceMethod) + ")"
 	if !s.Namespaces {
 		ns = "no (" + s.NamespaceError + ")"
 	}

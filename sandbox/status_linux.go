@@ -10,10 +10,10 @@ import (
 	"syscall"
 )
 
-// probe finds the Landlock ABI and runs the trampoline once in new user,
-// mount and network namespaces: it brings the loopback up and mounts a
-// scratch directory read-only, which is everything a sandboxed command
-// needs of namespaces. keep is false when the answer may change (the
+// probe finds the Landlock ABI and runs the trampoline once in new mount
+// and network namespaces: it brings the loopback up and mounts a scratch
+// directory read-only, which is everything a sandboxed command needs of
+// namespaces. keep is false when the answer may change (the
 // trampoline was not wired yet).
 func probe() (st Status, keep bool) {
 	abi, err := detectABI()
@@ -25,15 +25,27 @@ func probe() (st Status, keep bool) {
 		st.NamespaceError = "the program does not call sandbox.MaybeRunTrampoline"
 		return st, false
 	}
-	if err := probeNamespaces(); err != nil {
-		st.NamespaceError = err.Error()
-	} else {
-		st.Namespaces = true
+	// Root can unshare for the trampoline's thread, which spares the
+	// user namespace and its costly start; where that is refused (a
+	// container without CAP_SYS_ADMIN) a user namespace may still work.
+	var errs []string
+	methods := []NamespaceMethod{NamespaceUser}
+	if os.Geteuid() == 0 {
+		methods = []NamespaceMethod{NamespaceUnshare, NamespaceUser}
 	}
+	for _, m := range methods {
+		if err := probeNamespaces(m); err != nil {
+			errs = append(errs, string(m)+": "+err.Error())
+			continue
+		}
+		st.Namespaces, st.NamespaceMethod = true, m
+		return st, true
+	}
+	st.NamespaceError = strings.Join(errs, "; ")
 	return st, true
 }
 
-func probeNamespaces() error {
+func probeNamespaces(m NamespaceMethod) error {
 	dir, err := os.MkdirTemp("", "kimigo-sandbox-probe-")
 	if err != nil {
 		return fmt.Errorf("make a scratch directory: %w", err)
@@ -42,7 +54,8 @@ func probeNamespaces() error {
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = r
 	}
-	sp := spec{Mode: ModeWorkspaceWrite, Write: []string{dir}, NetNS: true, MountNS: true, Probe: true}
+	sp := spec{Mode: ModeWorkspaceWrite, Write: []string{dir}, NetNS: true, MountNS: true, Probe: true,
+		Unshare: m == NamespaceUnshare}
 	args, err := encodeArgs(sp, nil)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -19,12 +20,16 @@ const (
 	exitNotFound = 127 // the command was not found
 )
 
-// runTrampoline is the trampoline: in the namespaces the parent asked for,
-// it brings the loopback up, mounts the read-only entries, restricts its
-// thread with Landlock and executes the command from that thread. It
-// returns only to fail, with the exit status; messages name the policy
-// and the path, since the model reads them as the command's output.
+// runTrampoline is the trampoline: in the namespaces the parent asked for
+// (or that it unshares itself), it brings the loopback up, mounts the
+// read-only entries, restricts its thread with Landlock and executes the
+// command from that thread. It returns only to fail, with the exit
+// status; messages name the policy and the path, since the model reads
+// them as the command's output.
 func runTrampoline(args []string) int {
+	// Never unlocked: unshared namespaces, Landlock and capabilities
+	// belong to this thread, and the command is executed from it.
+	runtime.LockOSThread()
 	sp, argv, err := decodeArgs(args)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kimigo sandbox: %v\n", err)
@@ -33,6 +38,11 @@ func runTrampoline(args []string) int {
 	fail := func(err error) int {
 		fmt.Fprintf(os.Stderr, "kimigo sandbox (%s): %v\n", sp.Mode, err)
 		return exitSetup
+	}
+	if sp.Unshare {
+		if err := unshareNamespaces(sp); err != nil {
+			return fail(err)
+		}
 	}
 	if sp.NetNS {
 		if err := loopbackUp(); err != nil {
@@ -75,6 +85,29 @@ func runTrampoline(args []string) int {
 		return exitNotFound
 	}
 	return exitCannot
+}
+
+// unshareNamespaces gives this thread new mount and network namespaces
+// (root's method). A mount namespace made this way shares propagation with
+// the one it was copied from, so everything in it becomes a slave first:
+// the read-only mounts must not show outside.
+func unshareNamespaces(sp spec) error {
+	var flags int
+	if sp.MountNS {
+		flags |= unix.CLONE_NEWNS
+	}
+	if sp.NetNS {
+		flags |= unix.CLONE_NEWNET
+	}
+	if err := unix.Unshare(flags); err != nil {
+		return fmt.Errorf("unshare the namespaces: %w", err)
+	}
+	if sp.MountNS {
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+			return fmt.Errorf("keep the sandbox's mounts inside: %w", err)
+		}
+	}
+	return nil
 }
 
 // protect mounts the read-only entries, then re-enters the working
