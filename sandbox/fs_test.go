@@ -329,6 +329,9 @@ func testNoCapabilitiesNoDevicesNoTerminal(t *testing.T, opts sandbox.Options) {
 				{name: "no capability", ok: true,
 					script: `for c in CapInh CapPrm CapEff CapAmb; do grep -q "^$c:[[:space:]]*0*$" /proc/self/status || { grep ^Cap /proc/self/status; exit 1; }; done`},
 				{name: "no device node", script: `mknod "$TMPDIR/disk" b 7 0`, says: []string{denied, "Operation not permitted"}},
+				// Opening is denied before the write, which would only
+				// fail with EINVAL: 0 is no valid value.
+				{name: "no kernel knob", script: "echo 0 > /proc/sys/vm/drop_caches", says: []string{denied}},
 				{name: "no new terminal", script: "exec 3<>/dev/ptmx", says: []string{denied}},
 				{name: "no controlling terminal", script: "exec 3</dev/tty", says: []string{denied, "No such device"}},
 				{name: "bit buckets and random sources", ok: true,

@@ -19,7 +19,10 @@ const selfExe = "/proc/self/exe"
 // program as the trampoline, which sets the sandbox up and executes the
 // original command in its place, so the process cmd starts is the
 // command's own process (same pid, same process group, same exit status).
-// Dir, Env, the standard streams and SysProcAttr.Setpgid are kept.
+// Dir, the standard streams and SysProcAttr.Setpgid are kept, and the
+// command sees Env (os.Environ() when nil) with TMPDIR set to the private
+// temporary directory. Apply sets cmd.Path, Args, Env and a copy of
+// SysProcAttr, so it should be the last change to cmd before Start.
 //
 // ModeOff leaves cmd untouched. Otherwise Apply fails with an
 // *UnavailableError (errors.Is ErrUnavailable) when this system cannot
@@ -81,9 +84,9 @@ func (s *Sandbox) Apply(cmd *exec.Cmd, p Policy) error {
 	if err != nil {
 		return err
 	}
-	attr := cmd.SysProcAttr
-	if attr == nil {
-		attr = &syscall.SysProcAttr{}
+	attr := &syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		*attr = *cmd.SysProcAttr // the caller's value may serve other commands
 	}
 	if err := addNamespaces(attr, sp); err != nil {
 		return fmt.Errorf("sandbox %s: %w", p.Mode, err)
