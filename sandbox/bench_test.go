@@ -2,7 +2,6 @@ package sandbox_test
 
 import (
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/kimigo/kimigo/sandbox"
@@ -48,7 +47,7 @@ func BenchmarkBashTrue(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				cmd.Dir = filepath.Clean(work)
+				cmd.Dir = work
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%v: %s", err, out)
 				}

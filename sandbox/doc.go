@@ -63,12 +63,23 @@
 // asking the user when a policy is unavailable, or the system prompt; nor
 // processes as such (package osenv). It imports nothing from kimigo.
 //
-// Known limits: a command may still create new files inside .git that git
-// reads (.git/commondir, .git/modules/*/hooks); a .git or KimigoDir that is
-// itself a symbolic link is protected at its target, but the link can be
-// replaced; the sandbox adds the trampoline's start (a re-execution of
-// this program) and the namespaces' creation to every command
-// (BenchmarkBashTrue).
+// Known limits:
+//   - A command may still create new files inside .git that git reads
+//     (.git/commondir, .git/modules/*/hooks); a .git or KimigoDir that is
+//     itself a symbolic link is protected at its target, but the link can
+//     be replaced. A missing .git/hooks or KimigoDir is created empty.
+//   - Every command gets its own network namespace and Landlock domain:
+//     with the network off, a server one command leaves running in the
+//     background cannot be reached by the next command, and no command
+//     can signal another command's processes (kimigo, outside, can).
+//   - No terminal: commands cannot allocate pseudo-terminals either.
+//   - Reading is not restricted outside /dev: secrets in files are the
+//     permission rules' business (sensitive files), not the sandbox's.
+//   - Cost: every sandboxed command re-executes this program (the Go
+//     runtime's start and package initialisation) and makes its
+//     namespaces; the user-namespace method also copies the caller's page
+//     tables. The first command also pays for Probe's one trampoline run
+//     per method. See BenchmarkBashTrue and BenchmarkBashTrueLargeHeap.
 //
 // Invariants, and the tests that guard them (all on the real kernel, with
 // real processes; they skip, saying why, only where this system cannot
