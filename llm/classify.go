@@ -203,6 +203,11 @@ func StatusError(status int, h http.Header, body []byte) *Error {
 		e.Message = m
 	case text == "":
 		e.Message = fmt.Sprintf("%d status code (no body)", status)
+	case isHTML(text):
+		// A proxy's or gateway's error page: its title says what happened,
+		// the markup around it says nothing.
+		line := strings.TrimPrefix(BodySummary(body), strconv.Itoa(status)+" ")
+		e.Message = fmt.Sprintf("%d %s (HTML page)", status, line)
 	default:
 		if len(text) > maxErrorBody {
 			text = truncateUTF8(text, maxErrorBody)

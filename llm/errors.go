@@ -67,6 +67,21 @@ const (
 	// KindInvalidRequest is a request that could not be built (missing
 	// key, malformed history); it was never sent and is not retryable.
 	KindInvalidRequest Kind = "invalid_request"
+	// KindIncompleteResponse is a stream that ended before the service's
+	// end marker ([DONE] or a finish_reason on Chat Completions,
+	// message_stop or a stop_reason on Anthropic): whatever arrived is not
+	// an answer, and no tool call in it may run. Retryable.
+	KindIncompleteResponse Kind = "incomplete_response"
+	// KindMalformedResponse is a 200 answer whose stream does not parse,
+	// or an empty 200 body. Retryable, but the loop stops when the same
+	// fault comes back on the next attempt: a service that is malformed
+	// the same way twice will be a third time.
+	KindMalformedResponse Kind = "malformed_response"
+	// KindInvalidResponse is a 200 answer that cannot be a model response
+	// whatever is retried: a content type that is not an event stream, or
+	// an SSE line over the decoder's limit. The message names the content
+	// type or the limit. Not retryable.
+	KindInvalidResponse Kind = "invalid_response"
 )
 
 // Error is every classified provider failure.
@@ -118,6 +133,12 @@ func (e *Error) ErrorName() string {
 		return "APIEmptyResponseError"
 	case KindInvalidRequest:
 		return "InvalidRequestError"
+	case KindIncompleteResponse:
+		return "APIIncompleteResponseError"
+	case KindMalformedResponse:
+		return "APIMalformedResponseError"
+	case KindInvalidResponse:
+		return "APIInvalidResponseError"
 	}
 	return "ChatProviderError"
 }
@@ -177,9 +198,9 @@ func IsRetryable(err error) bool {
 		return false
 	}
 	switch k {
-	case KindConnection, KindTimeout, KindEmptyResponse:
+	case KindConnection, KindTimeout, KindEmptyResponse, KindIncompleteResponse, KindMalformedResponse:
 		return true
-	case KindQuotaExhausted, KindInvalidRequest:
+	case KindQuotaExhausted, KindInvalidRequest, KindInvalidResponse:
 		return false
 	case KindGeneric:
 		return !IsImageFormatError(err)
@@ -215,6 +236,26 @@ func IsAuthError(err error) bool {
 func IsEmptyResponse(err error) bool {
 	k, _, ok := kindOf(err)
 	return ok && k == KindEmptyResponse
+}
+
+// IsIncompleteResponse reports a stream that ended before its end marker.
+func IsIncompleteResponse(err error) bool {
+	k, _, ok := kindOf(err)
+	return ok && k == KindIncompleteResponse
+}
+
+// IsMalformedResponse reports a 200 answer that did not parse, or an empty
+// one.
+func IsMalformedResponse(err error) bool {
+	k, _, ok := kindOf(err)
+	return ok && k == KindMalformedResponse
+}
+
+// IsInvalidResponse reports a 200 answer that cannot be a model response
+// (wrong content type, a line over the limit).
+func IsInvalidResponse(err error) bool {
+	k, _, ok := kindOf(err)
+	return ok && k == KindInvalidResponse
 }
 
 // IsInvalidRequest reports a request that could not be built.

@@ -202,7 +202,7 @@ func TestStatusErrorBodies(t *testing.T) {
 		{"code already in message", 429, `{"error":{"message":"insufficient_quota: pay up","type":"insufficient_quota","code":"insufficient_quota"}}`,
 			"429 insufficient_quota: pay up", "insufficient_quota", "insufficient_quota", llm.IsProviderRateLimitError},
 		{"html page", 502, "<html><body><h1>502 Bad Gateway</h1></body></html>",
-			"502 <html><body><h1>502 Bad Gateway</h1></body></html>", "", "", llm.IsRetryable},
+			"502 Bad Gateway (HTML page)", "", "", llm.IsRetryable}, // status and one line, not the page
 		{"empty body", 503, "", "503 status code (no body)", "", "", llm.IsRetryable},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
