@@ -4,15 +4,17 @@
 // optional "\r"; "event:" sets the type; "data:" lines are joined with "\n";
 // one space after the colon is stripped; lines starting with ":" are
 // comments; an event is dispatched on a blank line. What an event means is
-// the provider's business. A line longer than MaxLine is an error, and EOF
-// inside an event is io.ErrUnexpectedEOF, so a torn stream is never mistaken
-// for a clean end. Guarded by sse_test.go and the providers' fuzz tests.
+// the provider's business. A line longer than MaxLine is ErrLineTooLong,
+// and EOF inside an event is ErrUnterminated (an io.ErrUnexpectedEOF), so
+// a torn stream is never mistaken for a clean end. Guarded by sse_test.go
+// and the providers' fuzz tests.
 package sse
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -21,6 +23,12 @@ const MaxLine = 32 << 20
 
 // ErrLineTooLong reports a line over MaxLine.
 var ErrLineTooLong = errors.New("sse: line exceeds 32 MiB")
+
+// ErrUnterminated reports a stream that ended cleanly inside an event: the
+// body was complete as far as the transport knows, the event was not.
+// errors.Is(ErrUnterminated, io.ErrUnexpectedEOF) holds. A transport that
+// fails mid-body reports its own error instead.
+var ErrUnterminated = fmt.Errorf("sse: stream ended inside an event: %w", io.ErrUnexpectedEOF)
 
 // Event is one dispatched event. Data is valid until the next call to Next.
 type Event struct {
@@ -35,6 +43,7 @@ type Decoder struct {
 	data []byte
 	line []byte // spill buffer for lines longer than the bufio buffer
 	typ  string
+	n    int64 // bytes read so far
 }
 
 // NewDecoder returns a decoder reading r.
@@ -43,7 +52,7 @@ func NewDecoder(r io.Reader) *Decoder {
 }
 
 // Next returns the next event. It returns io.EOF when the stream ends at an
-// event boundary and io.ErrUnexpectedEOF when it ends inside an event.
+// event boundary and ErrUnterminated when it ends inside an event.
 // Errors from the underlying reader are returned as they are.
 func (d *Decoder) Next() (Event, error) {
 	d.data = d.data[:0]
@@ -60,7 +69,7 @@ func (d *Decoder) Next() (Event, error) {
 					inEvent = true
 				}
 				if inEvent {
-					return Event{}, io.ErrUnexpectedEOF
+					return Event{}, ErrUnterminated
 				}
 			}
 			return Event{}, err
@@ -97,14 +106,20 @@ func (d *Decoder) Next() (Event, error) {
 	}
 }
 
+// Bytes is the number of bytes read from the stream so far; 0 after the
+// first Next means the body was empty.
+func (d *Decoder) Bytes() int64 { return d.n }
+
 // readLine returns one line without its terminator. The slice is valid
 // until the next call.
 func (d *Decoder) readLine() ([]byte, error) {
 	line, err := d.r.ReadSlice('\n')
+	d.n += int64(len(line))
 	if err == bufio.ErrBufferFull {
 		d.line = append(d.line[:0], line...)
 		for err == bufio.ErrBufferFull {
 			line, err = d.r.ReadSlice('\n')
+			d.n += int64(len(line))
 			if len(d.line)+len(line) > MaxLine+2 {
 				return nil, ErrLineTooLong
 			}

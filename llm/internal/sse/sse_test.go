@@ -83,3 +83,35 @@ func FuzzDecoder(f *testing.F) {
 		t.Fatalf("decoder produced more events than input bytes")
 	})
 }
+
+// TestDecoderEndings tells the three ways a body ends apart: at an event
+// boundary (io.EOF), cleanly inside an event (ErrUnterminated), or by the
+// transport's own failure (returned as it is); Bytes says whether anything
+// arrived at all.
+func TestDecoderEndings(t *testing.T) {
+	d := NewDecoder(strings.NewReader(""))
+	if _, err := d.Next(); err != io.EOF || d.Bytes() != 0 {
+		t.Errorf("empty body: %v, %d bytes", err, d.Bytes())
+	}
+	d = NewDecoder(strings.NewReader(": keep-alive\n\n"))
+	if _, err := d.Next(); err != io.EOF || d.Bytes() != 14 {
+		t.Errorf("comment only: %v, %d bytes", err, d.Bytes())
+	}
+	d = NewDecoder(strings.NewReader("data: x"))
+	if _, err := d.Next(); err != ErrUnterminated || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("clean end inside an event: %v", err)
+	}
+	boom := errors.New("connection reset")
+	d = NewDecoder(io.MultiReader(strings.NewReader("data: x\n"), errReader{boom}))
+	if _, err := d.Next(); err != boom {
+		t.Errorf("transport failure: %v, want it as it is", err)
+	}
+	d = NewDecoder(strings.NewReader("data: " + strings.Repeat("x", 100<<10) + "\n\n"))
+	if _, err := d.Next(); err != nil || d.Bytes() != 6+100<<10+2 {
+		t.Errorf("long line: %v, %d bytes", err, d.Bytes())
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

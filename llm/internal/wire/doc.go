@@ -1,0 +1,19 @@
+// Package wire holds what the two HTTP provider wires (llm/openai and
+// llm/anthropic) share beyond SSE decoding: the clocks that bound one
+// response (watch.go) and the check that a 2xx answer is something a
+// stream decoder should read at all (sniff.go).
+//
+// Invariants, and the tests that guard them:
+//   - The idle clock runs from the moment a request is sent: waiting for
+//     the response headers and waiting between body bytes both count, and
+//     every byte that arrives restarts it. The response clock runs from the
+//     same moment to the end of the body. Either one cancels the request
+//     with a cause that wraps llm.ErrProviderTimeout and names the time;
+//     Timeout turns that cause into a Timeout *llm.Error (watch_test.go,
+//     under testing/synctest).
+//   - A body labelled text/event-stream, or with no content type, is read
+//     as a stream without looking at it; application/json is handed to the
+//     provider as JSON; anything else is read as a stream only when its
+//     first bytes are SSE fields, and is otherwise a KindInvalidResponse
+//     error naming the content type and what the body says (sniff_test.go).
+package wire
