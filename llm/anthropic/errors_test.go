@@ -28,7 +28,7 @@ func TestStatusErrors(t *testing.T) {
 		{"prompt too long", llmtest.AnthropicPromptTooLong(210000, 200000), false, llm.KindContextOverflow, 400, false, 0,
 			"400 prompt is too long: 210000 tokens > 200000 maximum"},
 		{"html gateway page", llmtest.Status(502, "<html><body>Bad Gateway</body></html>"), false, llm.KindStatus, 502, true, 0,
-			"502 <html><body>Bad Gateway</body></html>"},
+			"502 Bad Gateway (HTML page)"},
 		{"empty body", llmtest.Status(503, " "), false, llm.KindStatus, 503, true, 0, "503 status code (no body)"},
 		{"unauthorised", llmtest.Status(401, llmtest.AnthropicErrorBody("authentication_error", "invalid x-api-key")), false, llm.KindStatus, 401, false, 0,
 			"401 invalid x-api-key (authentication_error)"},

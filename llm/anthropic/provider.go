@@ -3,7 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // Wire constants of the Messages endpoint.
@@ -82,9 +83,15 @@ type Options struct {
 	// ResponseHeaderTimeout bounds the wait for response headers; 0 means
 	// 10 minutes and a negative value means no limit. Expiry is a Timeout.
 	ResponseHeaderTimeout time.Duration
-	// IdleTimeout, when positive, fails a stream that receives no bytes for
-	// that long (a Timeout). Off by default: reasoning can pause.
+	// IdleTimeout fails a request whose service sends no byte for that
+	// long, from the moment it is sent (the wait for headers counts), with
+	// a Timeout error. Zero means llm.DefaultStreamIdleTimeout; a negative
+	// value turns it off. Anthropic's ping events count as bytes.
 	IdleTimeout time.Duration
+	// ResponseTimeout fails a response still streaming that long after its
+	// request was sent, with a Timeout error. Zero means
+	// llm.DefaultResponseTimeout; a negative value turns it off.
+	ResponseTimeout time.Duration
 	// Logger receives debug lines about requests; nil discards them.
 	Logger *slog.Logger
 }
@@ -112,7 +119,7 @@ type Provider struct {
 	topK           *int
 	topP           *float64
 	headerTimeout  time.Duration
-	idleTimeout    time.Duration
+	limits         wire.Limits
 
 	thinking     *thinkingParam // nil until WithThinking
 	effort       string         // output_config.effort
@@ -140,7 +147,7 @@ func New(opts Options) *Provider {
 		topP:           clonePtr(opts.TopP),
 		adaptive:       clonePtr(opts.Adaptive),
 		headerTimeout:  opts.ResponseHeaderTimeout,
-		idleTimeout:    opts.IdleTimeout,
+		limits:         wire.Limits{Idle: opts.IdleTimeout, Response: opts.ResponseTimeout},
 	}
 	if p.client == nil {
 		p.client = newHTTPClient()
@@ -299,35 +306,69 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request) (llm.Stream, 
 	if req.OnRequestSent != nil {
 		req.OnRequestSent()
 	}
+	watch := wire.Start(p.limits, cancel)
 	resp, err := p.client.Do(hreq)
 	if headerTimer != nil {
 		headerTimer.Stop()
 	}
 	if err != nil {
+		watch.Stop()
 		defer cancel(nil)
 		return nil, p.transportError(ctx, reqCtx, err)
 	}
+	watch.Alive()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer cancel(nil)
+		defer watch.Stop()
 		defer func() { _ = resp.Body.Close() }() // error body fully handled
 		e := statusError(resp, p.kimiThinking)
+		if t := wire.Timeout(reqCtx); t != nil && ctx.Err() == nil {
+			e = t // the error body never came
+		}
 		p.log.Debug("anthropic error status", "status", resp.StatusCode, "kind", string(e.Kind))
 		return nil, e
 	}
-	var idleTimer *time.Timer
-	rc := resp.Body
-	if d := p.idleTimeout; d > 0 {
-		cause := fmt.Errorf("anthropic: stream idle for %s: %w", d, llm.ErrProviderTimeout)
-		idleTimer = time.AfterFunc(d, func() { cancel(cause) })
-		rc = &idleReader{ReadCloser: resp.Body, timer: idleTimer, d: d}
+	rc := watch.Body(resp.Body)
+	release := func() { cancel(errStreamClosed) }
+	format, r, err := wire.Sniff(resp.Header.Get(headerContentType), rc, "POST "+hreq.URL.Redacted())
+	if err == nil && format == wire.JSON {
+		err = jsonAnswer(rc)
 	}
-	release := func() {
-		if idleTimer != nil {
-			idleTimer.Stop()
+	if err != nil {
+		_ = rc.Close() // refused before decoding; nothing else to report
+		defer cancel(nil)
+		if _, ok := llm.AsError(err); !ok {
+			err = p.transportError(ctx, reqCtx, err)
 		}
-		cancel(errStreamClosed)
+		return nil, err
 	}
-	return newStream(ctx, reqCtx, rc, release), nil
+	return newStream(ctx, reqCtx, readCloser{r, rc}, release), nil
+}
+
+// readCloser reads from a reader that may buffer over the body and closes
+// the body.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// jsonAnswer is the error for a 200 application/json answer to a streaming
+// request, which the Messages API never sends: an error envelope is
+// classified like the "error" event it stands for; anything else is an
+// invalid response naming the content type.
+func jsonAnswer(body io.Reader) error {
+	data, err := io.ReadAll(io.LimitReader(body, maxErrorBodyRead))
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(data, &env) == nil && env.Type == "error" {
+		return streamError(data)
+	}
+	return &llm.Error{Kind: llm.KindInvalidResponse, Message: "invalid response: anthropic: the service answered 200 " +
+		"with Content-Type application/json, where an event stream was requested: " + llm.BodySummary(data)}
 }
 
 // setHeaders fills the request headers: the provider's own, then the
@@ -358,23 +399,8 @@ func (p *Provider) transportError(ctx, reqCtx context.Context, err error) error 
 	if ctx.Err() != nil {
 		return llm.Aborted(ctx)
 	}
-	if cause := context.Cause(reqCtx); errors.Is(cause, llm.ErrProviderTimeout) {
-		return &llm.Error{Kind: llm.KindTimeout, Message: cause.Error(), Cause: cause}
+	if e := wire.Timeout(reqCtx); e != nil {
+		return e
 	}
 	return llm.ClassifyTransport(ctx, fmt.Errorf("anthropic: send request: %w", err))
-}
-
-// idleReader restarts the idle timer whenever bytes arrive.
-type idleReader struct {
-	io.ReadCloser
-	timer *time.Timer
-	d     time.Duration
-}
-
-func (r *idleReader) Read(b []byte) (int, error) {
-	n, err := r.ReadCloser.Read(b)
-	if n > 0 {
-		r.timer.Reset(r.d)
-	}
-	return n, err
 }

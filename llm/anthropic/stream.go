@@ -11,6 +11,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/internal/sse"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // eventType names an SSE event of the Messages stream.
@@ -111,6 +112,8 @@ type stream struct {
 	finish     llm.FinishReason
 	rawFinish  string
 	toolBlocks map[int]bool // block indexes that started as tool_use
+	events     int          // events decoded
+	sawStop    bool         // message_stop arrived
 	err        error        // sticky: io.EOF or the classified failure
 
 	delta blockDeltaEvent // reused across deltas
@@ -137,6 +140,7 @@ func (s *stream) Next() (llm.StreamPart, error) {
 			s.err = s.readError(err)
 			break
 		}
+		s.events++
 		part, ok, err := s.handle(ev)
 		if err != nil {
 			s.err = err
@@ -152,17 +156,28 @@ func (s *stream) Next() (llm.StreamPart, error) {
 // errStreamClosed is the cause when Close interrupts a read.
 var errStreamClosed = errors.New("anthropic stream: closed")
 
+// readError classifies the end of the body: a complete answer is io.EOF;
+// the caller's cancel an abort; one of the provider's clocks a Timeout; a
+// body that ended before message_stop (or a stop_reason) an incomplete
+// response; an empty body or a line over the decoder's limit a malformed or
+// invalid one; the rest by llm.ClassifyTransport.
 func (s *stream) readError(err error) error {
 	switch {
 	case err == io.EOF:
-		return io.EOF
+		return s.end()
 	case s.ctx.Err() != nil:
 		return llm.Aborted(s.ctx)
 	case s.closed.Load():
 		return &llm.Error{Kind: llm.KindConnection, Message: errStreamClosed.Error(), Cause: errStreamClosed}
+	case errors.Is(err, sse.ErrUnterminated):
+		return &llm.Error{Kind: llm.KindIncompleteResponse, Cause: err, Message: fmt.Sprintf(
+			"incomplete response: anthropic stream ended inside an event, after %d events", s.events)}
+	case errors.Is(err, sse.ErrLineTooLong):
+		return &llm.Error{Kind: llm.KindInvalidResponse, Cause: err, Message: fmt.Sprintf(
+			"invalid response: anthropic stream: a line is longer than %d MiB, the most one event may carry", sse.MaxLine>>20)}
 	}
-	if cause := context.Cause(s.reqCtx); errors.Is(cause, llm.ErrProviderTimeout) {
-		return &llm.Error{Kind: llm.KindTimeout, Message: cause.Error(), Cause: cause}
+	if e := wire.Timeout(s.reqCtx); e != nil {
+		return e
 	}
 	classified := llm.ClassifyTransport(s.ctx, fmt.Errorf("anthropic stream: %w", err))
 	if _, ok := llm.AsError(classified); !ok {
@@ -172,8 +187,28 @@ func (s *stream) readError(err error) error {
 	return classified
 }
 
+// end judges a body that ended at an event boundary. message_stop, or a
+// message_delta with a stop_reason (the service sends message_stop right
+// after it), makes it an answer; without them whatever arrived is an
+// incomplete response, and no tool call in it may run.
+func (s *stream) end() error {
+	switch {
+	case s.sawStop || s.rawFinish != "":
+		return io.EOF
+	case s.dec.Bytes() == 0:
+		return &llm.Error{Kind: llm.KindMalformedResponse,
+			Message: "malformed response: anthropic stream: the service answered 200 with an empty body"}
+	}
+	return &llm.Error{Kind: llm.KindIncompleteResponse, Message: fmt.Sprintf(
+		"incomplete response: anthropic stream ended after %d events without message_stop", s.events)}
+}
+
+// malformed is the error of an event that does not decode. Its message
+// depends only on the event, so a service that sends the same bad event
+// every time fails the same way, and the loop stops retrying.
 func malformed(ev eventType, err error) *llm.Error {
-	return &llm.Error{Kind: llm.KindGeneric, Message: fmt.Sprintf("anthropic stream: malformed %s event: %v", ev, err), Cause: err}
+	return &llm.Error{Kind: llm.KindMalformedResponse, Cause: err,
+		Message: fmt.Sprintf("malformed response: anthropic stream: %s event does not decode: %v", ev, err)}
 }
 
 // handle interprets one event; ok reports whether it produced a part.
@@ -190,7 +225,9 @@ func (s *stream) handle(ev sse.Event) (part llm.StreamPart, ok bool, err error) 
 		return llm.StreamPart{}, false, s.onMessageDelta(ev.Data)
 	case eventError:
 		return llm.StreamPart{}, false, streamError(ev.Data)
-	case eventPing, eventBlockStop, eventMessageStop:
+	case eventMessageStop:
+		s.sawStop = true
+	case eventPing, eventBlockStop:
 		// Nothing to read: block ends are implied by the next part.
 	}
 	return llm.StreamPart{}, false, nil

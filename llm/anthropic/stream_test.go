@@ -141,7 +141,7 @@ func TestStopReasonPresence(t *testing.T) {
 		{"unknown reason", ev("message_delta", `{"delta":{"stop_reason":"model_context_window_exceeded"}}`), llm.FinishOther, "model_context_window_exceeded"},
 		{"no message_delta at all", "", llm.FinishNone, ""},
 	} {
-		s := rawStream(start + tt.deltas)
+		s := rawStream(start + tt.deltas + ev("message_stop", `{"type":"message_stop"}`))
 		if _, err := drain(s); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -162,13 +162,22 @@ func TestStreamEndings(t *testing.T) {
 		kind llm.Kind // "" = clean end
 		msg  string
 	}{
-		{"eof at an event boundary", text, "", ""},
-		{"eof without message_stop after a blank line", text + "\n\n", "", ""},
-		{"eof inside an event", text + "event: content_block_delta\ndata: {\"type\"", llm.KindConnection, "unexpected EOF"},
-		{"malformed delta", text + ev("content_block_delta", `{"index":0,"delta":{"type":"text_delta","text":`), llm.KindGeneric, "malformed content_block_delta event"},
-		{"malformed start", ev("content_block_start", `[`), llm.KindGeneric, "malformed content_block_start event"},
-		{"wrong type in message_start", ev("message_start", `{"message":{"id":7}}`), llm.KindGeneric, "malformed message_start event"},
-		{"stop_reason not a string", ev("message_delta", `{"delta":{"stop_reason":5}}`), llm.KindGeneric, "stop_reason"},
+		{"message_stop ends the answer", text + ev("message_stop", `{"type":"message_stop"}`), "", ""},
+		{"a stop_reason ends it without message_stop", text + ev("message_delta", `{"delta":{"stop_reason":"end_turn"}}`), "", ""},
+		{"eof at an event boundary", text, llm.KindIncompleteResponse,
+			"incomplete response: anthropic stream ended after 1 events without message_stop"},
+		{"eof without message_stop after a blank line", text + "\n\n", llm.KindIncompleteResponse, "without message_stop"},
+		{"a null stop_reason does not end it", text + ev("message_delta", `{"delta":{"stop_reason":null}}`),
+			llm.KindIncompleteResponse, "ended after 2 events without message_stop"},
+		{"pings only", ev("ping", `{"type":"ping"}`) + ev("ping", `{"type":"ping"}`), llm.KindIncompleteResponse, "ended after 2 events"},
+		{"empty body", "", llm.KindMalformedResponse, "malformed response: anthropic stream: the service answered 200 with an empty body"},
+		{"eof inside an event", text + "event: content_block_delta\ndata: {\"type\"", llm.KindIncompleteResponse,
+			"incomplete response: anthropic stream ended inside an event, after 1 events"},
+		{"malformed delta", text + ev("content_block_delta", `{"index":0,"delta":{"type":"text_delta","text":`), llm.KindMalformedResponse,
+			"malformed response: anthropic stream: content_block_delta event does not decode"},
+		{"malformed start", ev("content_block_start", `[`), llm.KindMalformedResponse, "content_block_start event does not decode"},
+		{"wrong type in message_start", ev("message_start", `{"message":{"id":7}}`), llm.KindMalformedResponse, "message_start event does not decode"},
+		{"stop_reason not a string", ev("message_delta", `{"delta":{"stop_reason":5}}`), llm.KindMalformedResponse, "stop_reason"},
 		{"overloaded error event", text + ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`), llm.KindStatus, "529 Overloaded (overloaded_error)"},
 		{"other error event", text + ev("error", `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`), llm.KindGeneric, "Anthropic error: Internal server error"},
 		{"error event with junk", ev("error", `<html>`), llm.KindGeneric, "Anthropic error: <html>"},
@@ -207,7 +216,7 @@ func TestStreamFaultsOverHTTP(t *testing.T) {
 	}{
 		{"reset mid-stream", llmtest.Fault{ResetAfter: 4}, llm.KindConnection, ""},
 		{"torn event", llmtest.Fault{TornAfter: 4}, llm.KindConnection, ""},
-		{"malformed event", llmtest.Fault{MalformedAfter: 4}, llm.KindGeneric, "malformed content_block_delta"},
+		{"malformed event", llmtest.Fault{MalformedAfter: 4}, llm.KindMalformedResponse, "content_block_delta event does not decode"},
 		{"overloaded mid-stream", llmtest.Fault{ErrorEventAfter: 4, ErrorMessage: "Overloaded"}, llm.KindStatus, "529 Overloaded"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,11 +231,11 @@ func TestStreamFaultsOverHTTP(t *testing.T) {
 			}
 		})
 	}
-	t.Run("no finish is a clean end", func(t *testing.T) {
+	t.Run("no finish is an incomplete response", func(t *testing.T) {
 		srv := llmtest.FakeAnthropic(t, llmtest.Reply{Response: scripted.Response{Parts: scripted.Text("partial").Parts, NoFinish: true}})
-		res := mustRun(t, newTestProvider(srv, Options{}), llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}})
-		if res.FinishReason != llm.FinishNone || llm.ExtractText(res.Message, "") != "partial" || res.Usage == nil {
-			t.Errorf("result = %+v", res)
+		res, err := run(t, newTestProvider(srv, Options{}), llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}})
+		if res != nil || !llm.IsIncompleteResponse(err) || !llm.IsRetryable(err) {
+			t.Errorf("run = %+v, %v; want no result and a retryable incomplete response", res, err)
 		}
 	})
 }

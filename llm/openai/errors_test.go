@@ -51,7 +51,7 @@ func TestStatusErrors(t *testing.T) {
 		{"request too large", Kimi, llmtest.ChatTooLarge(), llm.KindRequestTooLarge, 413, false, "413 Request exceeds the maximum size"},
 		{"context overflow", Kimi, llmtest.ChatContextOverflow(262144, 274613), llm.KindContextOverflow, 400, false,
 			"exceeded model token limit: 262144 (requested: 274613)"},
-		{"HTML page from a proxy", Kimi, llmtest.ChatProxyError(), llm.KindStatus, 502, true, "502 <html>"},
+		{"HTML page from a proxy", Kimi, llmtest.ChatProxyError(), llm.KindStatus, 502, true, "502 Bad Gateway (HTML page)"},
 		{"empty body", OpenAI, llmtest.Status(500, " "), llm.KindStatus, 500, true, "500 status code (no body)"},
 		{"unauthorized", Kimi, llmtest.Status(401, ""), llm.KindStatus, 401, false, "401 Unauthorized"},
 		{"not implemented", Kimi, llmtest.Status(501, ""), llm.KindStatus, 501, false, "501"},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // Flavour selects the Chat Completions dialect a Provider speaks.
@@ -90,10 +91,15 @@ type Options struct {
 	// ResponseHeaderTimeout applies to the default client only; zero means
 	// DefaultResponseHeaderTimeout.
 	ResponseHeaderTimeout time.Duration
-	// IdleTimeout, when positive, fails a stream that delivers no bytes
-	// for that long with a Timeout error. Zero means no idle timeout:
-	// reasoning streams may pause for minutes.
+	// IdleTimeout fails a request whose service sends no byte for that
+	// long, from the moment it is sent (the wait for headers counts), with
+	// a Timeout error. Zero means llm.DefaultStreamIdleTimeout; a negative
+	// value turns it off.
 	IdleTimeout time.Duration
+	// ResponseTimeout fails a response still streaming that long after its
+	// request was sent, with a Timeout error. Zero means
+	// llm.DefaultResponseTimeout; a negative value turns it off.
+	ResponseTimeout time.Duration
 	// PromptCacheKey is sent as prompt_cache_key (the session id).
 	PromptCacheKey string
 	// ReasoningKey fixes the reasoning field instead of learning it;
@@ -129,7 +135,7 @@ type Provider struct {
 	model     string
 	headers   map[string]string
 	client    *http.Client
-	idle      time.Duration
+	limits    wire.Limits
 	cacheKey  string
 	offEffort string
 	kwargs    GenerationKwargs
@@ -157,7 +163,7 @@ func New(opts Options) *Provider {
 		model:     opts.Model,
 		headers:   maps.Clone(opts.Headers),
 		client:    opts.HTTPClient,
-		idle:      opts.IdleTimeout,
+		limits:    wire.Limits{Idle: opts.IdleTimeout, Response: opts.ResponseTimeout},
 		cacheKey:  opts.PromptCacheKey,
 		offEffort: opts.OffEffort,
 		kwargs:    opts.GenerationKwargs,

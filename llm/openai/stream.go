@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/internal/sse"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // doneData ends a Chat Completions stream.
@@ -72,6 +73,9 @@ type streamConfig struct {
 	traceID string
 	// json marks a non-streaming application/json body.
 	json bool
+	// reqCtx carries the provider's own clocks as its cancel cause; nil
+	// means the stream's ctx.
+	reqCtx context.Context
 }
 
 // stream converts a Chat Completions SSE body into llm stream parts. It is
@@ -99,6 +103,8 @@ type stream struct {
 	usage     llm.TokenUsage
 	hasUsage  bool
 	rawFinish string
+	events    int  // data events decoded
+	sawDone   bool // [DONE] arrived
 
 	err    error
 	done   bool
@@ -108,6 +114,9 @@ type stream struct {
 func newStream(ctx context.Context, body io.ReadCloser, cfg streamConfig, release func()) *stream {
 	if cfg.dialect == nil {
 		cfg.dialect = newReasoningDialect("")
+	}
+	if cfg.reqCtx == nil {
+		cfg.reqCtx = ctx
 	}
 	return &stream{ctx: ctx, body: body, dec: sse.NewDecoder(body), cfg: cfg, close: release}
 }
@@ -142,20 +151,13 @@ func (s *stream) Next() (llm.StreamPart, error) {
 // fill decodes the next event into the queue.
 func (s *stream) fill() error {
 	if s.cfg.json {
-		s.done = true
-		data, err := io.ReadAll(io.LimitReader(s.body, maxNonStreamBody))
-		if err != nil {
-			return s.readError(err)
-		}
-		return s.handle(data)
+		return s.fillJSON()
 	}
 	ev, err := s.dec.Next()
 	if err != nil {
 		if err == io.EOF {
-			// The body ended at an event boundary without [DONE]: a clean
-			// end, with whatever finish reason arrived.
 			s.done = true
-			return nil
+			return s.end()
 		}
 		return s.readError(err)
 	}
@@ -164,23 +166,85 @@ func (s *stream) fill() error {
 	case len(data) == 0:
 		return nil
 	case bytes.Equal(data, doneData):
-		s.done = true
+		s.done, s.sawDone = true, true
 		return nil
 	}
+	s.events++
 	return s.handle(data)
 }
 
-// readError classifies a failure to read the body.
+// end judges a body that ended at an event boundary. [DONE] or a
+// finish_reason makes it an answer (some compatible servers send only one
+// of them); without either, whatever arrived is an incomplete response, and
+// nothing in it, tool calls least of all, may be used.
+func (s *stream) end() error {
+	switch {
+	case s.sawDone || s.rawFinish != "":
+		return nil
+	case s.dec.Bytes() == 0:
+		return s.fault(llm.KindMalformedResponse,
+			"malformed response: %s stream: the service answered 200 with an empty body", s.cfg.flavour)
+	}
+	return s.fault(llm.KindIncompleteResponse,
+		"incomplete response: %s stream ended after %d events without [DONE] or a finish_reason", s.cfg.flavour, s.events)
+}
+
+// fillJSON reads a whole application/json body: a chat.completion (some
+// compatible servers answer so even when asked to stream) or an error.
+func (s *stream) fillJSON() error {
+	s.done = true
+	data, err := io.ReadAll(io.LimitReader(s.body, maxNonStreamBody))
+	if err != nil {
+		return s.readError(err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return s.fault(llm.KindMalformedResponse,
+			"malformed response: %s: the service answered 200 with an empty application/json body", s.cfg.flavour)
+	}
+	notCompletion := func() error {
+		return s.fault(llm.KindInvalidResponse, "invalid response: %s: the service answered 200 with Content-Type "+
+			"application/json that is not a chat completion, where an event stream was requested: %s",
+			s.cfg.flavour, llm.BodySummary(data))
+	}
+	if !json.Valid(data) {
+		return notCompletion()
+	}
+	if err := s.handle(data); err != nil {
+		return err
+	}
+	if len(s.c.Choices) == 0 {
+		return notCompletion()
+	}
+	return nil
+}
+
+// fault is a classified stream failure.
+func (s *stream) fault(kind llm.Kind, format string, args ...any) *llm.Error {
+	return &llm.Error{Kind: kind, TraceID: s.cfg.traceID, Message: fmt.Sprintf(format, args...)}
+}
+
+// readError classifies a failure to read the body: the caller's cancel is
+// an abort, one of the provider's clocks a Timeout, a clean end inside an
+// event an incomplete response, a line over the decoder's limit an invalid
+// one; transport failures go to llm.ClassifyTransport.
 func (s *stream) readError(err error) error {
 	switch {
 	case s.ctx.Err() != nil:
 		return llm.Aborted(s.ctx)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &llm.Error{Kind: llm.KindConnection, TraceID: s.cfg.traceID, Cause: err,
-			Message: "connection error: stream ended inside an event"}
+	case errors.Is(err, sse.ErrUnterminated):
+		e := s.fault(llm.KindIncompleteResponse,
+			"incomplete response: %s stream ended inside an event, after %d events", s.cfg.flavour, s.events)
+		e.Cause = err
+		return e
 	case errors.Is(err, sse.ErrLineTooLong):
-		return &llm.Error{Kind: llm.KindGeneric, TraceID: s.cfg.traceID, Cause: err,
-			Message: "Error: read stream: " + err.Error()}
+		e := s.fault(llm.KindInvalidResponse,
+			"invalid response: %s stream: a line is longer than %d MiB, the most one event may carry", s.cfg.flavour, sse.MaxLine>>20)
+		e.Cause = err
+		return e
+	}
+	if e := wire.Timeout(s.cfg.reqCtx); e != nil {
+		e.TraceID = s.cfg.traceID
+		return e
 	}
 	cerr := llm.ClassifyTransport(s.ctx, err)
 	if e, ok := llm.AsError(cerr); ok && e.TraceID == "" {
@@ -315,13 +379,17 @@ func tolerable(err error) bool {
 // maxQuoted bounds how much of a bad chunk an error message quotes.
 const maxQuoted = 200
 
+// malformed is the error of a chunk that does not decode. Its message
+// depends only on the chunk, so a service that sends the same bad chunk
+// every time fails the same way every time, and the loop stops retrying.
 func (s *stream) malformed(err error, data []byte) error {
 	q := data
 	if len(q) > maxQuoted {
 		q = q[:maxQuoted]
 	}
-	return &llm.Error{Kind: llm.KindGeneric, TraceID: s.cfg.traceID, Cause: err,
-		Message: fmt.Sprintf("Error: %s stream: malformed chunk: %v (data %q)", s.cfg.flavour, err, q)}
+	return &llm.Error{Kind: llm.KindMalformedResponse, TraceID: s.cfg.traceID, Cause: err,
+		Message: fmt.Sprintf("malformed response: %s stream: chunk %d does not decode: %v (data %q)",
+			s.cfg.flavour, s.events, err, q)}
 }
 
 // errorPayload converts a mid-stream {"error":{…}} event into a generic

@@ -272,8 +272,15 @@ func TestChunkFields(t *testing.T) {
 			t.Errorf("parts = %v, err = %v; want the text and no error", got, err)
 		}
 	})
-	t.Run("EOF at an event boundary without DONE is a clean end", func(t *testing.T) {
-		got, s, err := readAll(t, streamConfig{flavour: Kimi}, "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n")
+	t.Run("EOF after a finish_reason without DONE is a clean end", func(t *testing.T) {
+		got, s, err := readAll(t, streamConfig{flavour: Kimi},
+			"data: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}]}\n\n")
+		if err != nil || len(got) != 1 || s.FinishReason() != llm.FinishCompleted {
+			t.Errorf("parts = %v, err = %v, finish = %q; want one part, clean end, completed", got, err, s.FinishReason())
+		}
+	})
+	t.Run("DONE without a finish_reason is a clean end", func(t *testing.T) {
+		got, s, err := readAll(t, streamConfig{flavour: Kimi}, events(`{"choices":[{"delta":{"content":"a"}}]}`))
 		if err != nil || len(got) != 1 || s.FinishReason() != llm.FinishNone {
 			t.Errorf("parts = %v, err = %v, finish = %q; want one part, clean end, no finish", got, err, s.FinishReason())
 		}
@@ -288,9 +295,16 @@ func TestStreamErrors(t *testing.T) {
 		contains string
 		parts    int
 	}{
-		{"EOF inside an event", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho", llm.KindConnection, "inside an event", 1},
-		{"malformed chunk", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[\n\n", llm.KindGeneric, "malformed chunk", 1},
-		{"wrong type for content", events(`{"choices":[{"delta":{"content":5}}]}`), llm.KindGeneric, "malformed chunk", 0},
+		{"EOF inside an event", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"cho", llm.KindIncompleteResponse,
+			"incomplete response: kimi stream ended inside an event, after 1 events", 1},
+		{"EOF at an event boundary without DONE or a finish", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n",
+			llm.KindIncompleteResponse, "incomplete response: kimi stream ended after 1 events without [DONE] or a finish_reason", 1},
+		{"comments only, then EOF", ": keep-alive\n\n: keep-alive\n\n", llm.KindIncompleteResponse, "ended after 0 events", 0},
+		{"empty body", "", llm.KindMalformedResponse, "malformed response: kimi stream: the service answered 200 with an empty body", 0},
+		{"malformed chunk", "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[\n\n", llm.KindMalformedResponse,
+			"malformed response: kimi stream: chunk 2 does not decode: unexpected end of JSON input", 1},
+		{"wrong type for content", events(`{"choices":[{"delta":{"content":5}}]}`), llm.KindMalformedResponse,
+			"chunk 1 does not decode: json: cannot unmarshal number", 0},
 		{"error payload", "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n", llm.KindGeneric, "Error: upstream overloaded", 0},
 		{"error payload as a string", "data: {\"error\":\"boom\"}\n\n", llm.KindGeneric, "Error: boom", 0},
 	} {
@@ -341,7 +355,7 @@ func TestWireFaults(t *testing.T) {
 	}{
 		{"reset mid-stream", long.WithFault(llmtest.Fault{ResetAfter: 3}), llm.KindConnection},
 		{"torn event", long.WithFault(llmtest.Fault{TornAfter: 3}), llm.KindConnection},
-		{"malformed chunk", long.WithFault(llmtest.Fault{MalformedAfter: 2}), llm.KindGeneric},
+		{"malformed chunk", long.WithFault(llmtest.Fault{MalformedAfter: 2}), llm.KindMalformedResponse},
 		{"error event", long.WithFault(llmtest.Fault{ErrorEventAfter: 2, ErrorMessage: "engine crashed"}), llm.KindGeneric},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -353,13 +367,13 @@ func TestWireFaults(t *testing.T) {
 			}
 		})
 	}
-	t.Run("no finish", func(t *testing.T) {
+	t.Run("no finish is an incomplete response", func(t *testing.T) {
 		r := llmtest.Text("partial")
 		r.NoFinish = true
 		srv := kimiServer(t, r)
-		res := generate(t, against(srv, Options{}), llm.Request{Messages: msgs})
-		if res.FinishReason != llm.FinishNone || llm.ExtractText(res.Message, "") != "partial" {
-			t.Errorf("result = %+v; want the text and no finish reason", res)
+		res, err := llm.Generate(t.Context(), against(srv, Options{}), llm.Request{Messages: msgs}, llm.Callbacks{})
+		if res != nil || !llm.IsIncompleteResponse(err) || !llm.IsRetryable(err) {
+			t.Errorf("Generate = %+v, %v; want no result and a retryable incomplete response", res, err)
 		}
 	})
 	t.Run("slow first byte hits the header timeout", func(t *testing.T) {

@@ -5,13 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // chatPath is appended to the base URL.
@@ -44,28 +42,66 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request) (llm.Stream, 
 	if req.OnRequestSent != nil {
 		req.OnRequestSent()
 	}
+	watch := wire.Start(p.limits, cancel)
+	fail := func(err error) (llm.Stream, error) {
+		watch.Stop()
+		cancel(nil)
+		return nil, err
+	}
 	resp, err := p.client.Do(hr)
 	if err != nil {
-		cancel(nil)
-		return nil, llm.ClassifyTransport(ctx, err)
+		return fail(p.transportError(ctx, reqCtx, err))
 	}
+	watch.Alive()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := p.statusError(ctx, resp)
-		cancel(nil)
+		if e := wire.Timeout(reqCtx); e != nil && ctx.Err() == nil {
+			err = e // the error body never came
+		}
 		p.log.Debug("chat completions error", "provider", p.Name(), "status", resp.StatusCode, "err", err)
-		return nil, err
+		return fail(err)
+	}
+	traceID := strings.TrimSpace(resp.Header.Get("x-trace-id"))
+	rc := watch.Body(resp.Body)
+	format, r, err := wire.Sniff(resp.Header.Get("Content-Type"), rc, "POST "+hr.URL.Redacted())
+	if err != nil {
+		_ = rc.Close() // refused before decoding; nothing else to report
+		if _, ok := llm.AsError(err); !ok {
+			err = p.transportError(ctx, reqCtx, err)
+		}
+		if e, ok := llm.AsError(err); ok && e.TraceID == "" {
+			e.TraceID = traceID
+		}
+		return fail(err)
 	}
 	cfg := streamConfig{
 		flavour: p.flavour,
 		dialect: p.dialect,
-		traceID: strings.TrimSpace(resp.Header.Get("x-trace-id")),
-		json:    isJSON(resp.Header.Get("Content-Type")),
+		traceID: traceID,
+		json:    format == wire.JSON,
+		reqCtx:  reqCtx,
 	}
-	var rc io.ReadCloser = resp.Body
-	if p.idle > 0 {
-		rc = newIdleReader(resp.Body, p.idle, cancel)
+	return newStream(ctx, readCloser{r, rc}, cfg, func() { cancel(nil) }), nil
+}
+
+// readCloser reads from a reader that may buffer over the body and closes
+// the body.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// transportError classifies a failed send or body read: the caller's
+// cancellation is an abort, one of the provider's own clocks a Timeout, the
+// rest by llm.ClassifyTransport.
+func (p *Provider) transportError(ctx, reqCtx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return llm.Aborted(ctx)
 	}
-	return newStream(ctx, rc, cfg, func() { cancel(nil) }), nil
+	if e := wire.Timeout(reqCtx); e != nil {
+		return e
+	}
+	return llm.ClassifyTransport(ctx, err)
 }
 
 // apiKeyFor is the key for a request: the per-request one, else the
@@ -105,43 +141,4 @@ func (p *Provider) newHTTPRequest(ctx context.Context, path string, body io.Read
 		}
 	}
 	return hr, nil
-}
-
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "application/json"
-}
-
-// idleReader fails a body that delivers nothing for d: the timer cancels the
-// request with llm.ErrProviderTimeout, and the read error says so.
-type idleReader struct {
-	rc    io.ReadCloser
-	d     time.Duration
-	timer *time.Timer
-	fired atomic.Bool
-}
-
-func newIdleReader(rc io.ReadCloser, d time.Duration, cancel context.CancelCauseFunc) *idleReader {
-	r := &idleReader{rc: rc, d: d}
-	r.timer = time.AfterFunc(d, func() {
-		r.fired.Store(true)
-		cancel(llm.ErrProviderTimeout)
-	})
-	return r
-}
-
-func (r *idleReader) Read(b []byte) (int, error) {
-	n, err := r.rc.Read(b)
-	if err != nil && r.fired.Load() {
-		return n, fmt.Errorf("stream idle for %s: %w", r.d, llm.ErrProviderTimeout)
-	}
-	if n > 0 {
-		r.timer.Reset(r.d)
-	}
-	return n, err
-}
-
-func (r *idleReader) Close() error {
-	r.timer.Stop()
-	return r.rc.Close()
 }
