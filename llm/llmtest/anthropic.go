@@ -19,6 +19,9 @@ type AnthropicOptions struct {
 	// request whose prompt is larger (estimated as body bytes / 4) is
 	// answered with the real 400 "prompt is too long: N tokens > M maximum".
 	ContextWindow int
+	// InMemory serves over in-memory pipes instead of loopback TCP, for
+	// tests under testing/synctest; reach it with Server.Client.
+	InMemory bool
 }
 
 // FakeAnthropic starts a loopback Anthropic Messages server that serves
@@ -46,7 +49,7 @@ func FakeAnthropic(t testing.TB, replies ...Reply) *Server {
 // FakeAnthropicWith is FakeAnthropic with options.
 func FakeAnthropicWith(t testing.TB, opts AnthropicOptions, replies ...Reply) *Server {
 	t.Helper()
-	return newServer(t, anthropicDialect{opts: opts}, replies)
+	return newServer(t, anthropicDialect{opts: opts}, replies, opts.InMemory)
 }
 
 // Anthropic error types, as the service spells them in error bodies.

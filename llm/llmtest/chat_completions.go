@@ -51,6 +51,9 @@ type ChatOptions struct {
 	ReasoningKey string
 	// Model is reported in chunks; default "fake-model".
 	Model string
+	// InMemory serves over in-memory pipes instead of loopback TCP, for
+	// tests under testing/synctest; reach it with Server.Client.
+	InMemory bool
 }
 
 // FakeChatCompletions starts an OpenAI-flavoured Chat Completions fake
@@ -72,7 +75,7 @@ func FakeChatCompletionsWith(t testing.TB, o ChatOptions, replies ...Reply) *Ser
 	if o.Model == "" {
 		o.Model = "fake-model"
 	}
-	return newServer(t, chatDialect{o}, replies)
+	return newServer(t, chatDialect{o}, replies, o.InMemory)
 }
 
 // chatDialect speaks Chat Completions.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,6 +55,31 @@ type Fault struct {
 	// after HoldAfter events were written and flushed (mid-stream).
 	Hold      *Gate
 	HoldAfter int
+
+	// The faults below are the ones that stall, never end or are not a
+	// stream at all (faults.go has presets for each).
+
+	// Stall sends the headers and the first StallAfter events, then
+	// nothing until the client goes away.
+	Stall      bool
+	StallAfter int
+	// KeepAlive > 0 sends the headers and then only an SSE comment every
+	// KeepAlive, until the client goes away.
+	KeepAlive time.Duration
+	// Endless > 0 opens a text block and streams a text delta every
+	// Endless, never finishing, until the client goes away.
+	Endless time.Duration
+	// EndAfter > 0 ends the body cleanly after that many events, at an
+	// event boundary and without the end marker the encoded reply had.
+	EndAfter int
+	// LongLine > 0 sends, after the first event, an event whose data line
+	// is LongLine bytes long.
+	LongLine int
+	// ContentType replaces the Content-Type of a 200 answer (the stream's
+	// text/event-stream, or what a Status 200 body would get).
+	ContentType string
+	// EmptyBody, with Status, sends no body at all instead of Body.
+	EmptyBody bool
 }
 
 // Request is one request a fake server received.
@@ -116,6 +142,9 @@ type dialect interface {
 	errorEvent(msg string) string
 	// malformed returns an event whose data is not valid JSON.
 	malformed() string
+	// textStream returns the events that open a text answer and one text
+	// delta event carrying text, for endless streams.
+	textStream(text string) (head []string, delta string)
 	// errorBody formats a JSON error body for a status reply.
 	errorBody(status int, msg string) string
 }
@@ -125,21 +154,29 @@ type dialect interface {
 type Server struct {
 	URL string
 
-	d   dialect
-	srv *httptest.Server
-	t   testing.TB
+	d    dialect
+	srv  *httptest.Server
+	t    testing.TB
+	pipe *pipeListener // nil on loopback TCP
 
 	mu       sync.Mutex
 	replies  []Reply              // guarded by mu
 	requests []*Request           // guarded by mu
 	lenient  bool                 // guarded by mu
 	respond  func(*Request) Reply // guarded by mu
+	client   *http.Client         // guarded by mu; made by Client
 }
 
-func newServer(t testing.TB, d dialect, replies []Reply) *Server {
+func newServer(t testing.TB, d dialect, replies []Reply, inMemory bool) *Server {
 	t.Helper()
 	s := &Server{d: d, t: t, replies: append([]Reply(nil), replies...)}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	if inMemory {
+		_ = s.srv.Listener.Close() // the loopback listener is replaced before use
+		s.pipe = newPipeListener()
+		s.srv.Listener = s.pipe
+	}
+	s.srv.Start()
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
 	return s
@@ -273,30 +310,54 @@ func (s *Server) reply(w http.ResponseWriter, hr *http.Request, r Reply) {
 			w.Header().Set(k, v)
 		}
 		body := f.Body
-		if body == "" {
+		switch {
+		case f.EmptyBody:
+			body = ""
+		case body == "":
 			body = s.d.errorBody(f.Status, http.StatusText(f.Status))
 		}
-		if json.Valid([]byte(body)) {
+		switch {
+		case f.ContentType != "":
+			w.Header().Set("Content-Type", f.ContentType)
+		case json.Valid([]byte(body)):
 			w.Header().Set("Content-Type", "application/json")
-		} else {
+		default:
 			w.Header().Set("Content-Type", "text/html")
 		}
 		w.WriteHeader(f.Status)
 		_, _ = io.WriteString(w, body) // client may be gone
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
+	contentType := "text/event-stream"
+	if f.ContentType != "" {
+		contentType = f.ContentType
+	}
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher := w.(http.Flusher)
 	flusher.Flush()
 
+	if s.endless(w, hr, f) {
+		return
+	}
 	events := s.d.events(r)
+	if f.LongLine > 0 {
+		long := "data: " + strings.Repeat("x", f.LongLine) + "\n\n"
+		events = append(events[:1:1], append([]string{long}, events[1:]...)...)
+	}
+	if f.EndAfter > 0 && f.EndAfter < len(events) {
+		events = events[:f.EndAfter]
+	}
 	if f.MalformedAfter > 0 && f.MalformedAfter <= len(events) {
 		events = append(events[:f.MalformedAfter:f.MalformedAfter], append([]string{s.d.malformed()}, events[f.MalformedAfter:]...)...)
 	}
 	for i, ev := range events {
 		if f.Hold != nil && f.HoldAfter > 0 && i == f.HoldAfter && !f.Hold.arrive(hr.Context().Done()) {
+			return
+		}
+		if f.Stall && i == f.StallAfter {
+			<-hr.Context().Done()
 			return
 		}
 		switch {
@@ -324,6 +385,9 @@ func (s *Server) reply(w http.ResponseWriter, hr *http.Request, r Reply) {
 	if f.ErrorEventAfter > 0 && f.ErrorEventAfter >= len(events) {
 		_, _ = io.WriteString(w, s.d.errorEvent(f.ErrorMessage))
 		flusher.Flush()
+	}
+	if f.Stall { // StallAfter was past the last event
+		<-hr.Context().Done()
 	}
 }
 
