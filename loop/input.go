@@ -53,6 +53,15 @@ type RunTurnInput struct {
 	// MaxRetryAttempts is the number of attempts per request, the first
 	// included; 0 means 10, and 1 or less disables retries.
 	MaxRetryAttempts int
+	// RetryWindow bounds the retries of a request, from the start of its
+	// first attempt: no retry is waited for past it, and an attempt after
+	// the first is cancelled when it closes before anything of the response
+	// arrived. 0 means DefaultRetryWindow; negative means no bound.
+	RetryWindow time.Duration
+	// MaxRetryAfter is the longest Retry-After honoured; a failure that
+	// asks for more ends the step with a message naming the wait. 0 means
+	// DefaultMaxRetryAfter; negative means any.
+	MaxRetryAfter time.Duration
 	// RecordStepUsage runs right after each successful request, before any
 	// tool runs. stopTurn skips the step's tool calls and ends the turn; an
 	// error fails the turn.

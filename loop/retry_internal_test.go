@@ -27,7 +27,7 @@ func TestRetryDelay(t *testing.T) {
 		{3, 0, &llm.Error{Kind: llm.KindRateLimit, StatusCode: 429}, 2 * time.Second},
 	} {
 		tr := &turn{opt: Options{Jitter: func() float64 { return tt.jitter }}}
-		if got := tr.retryDelay(tt.attempt, tt.err); got != tt.want {
+		if got, _ := tr.retryDelay(tt.attempt, tt.err); got != tt.want {
 			t.Errorf("retryDelay(%d, jitter %v, %v) = %v, want %v", tt.attempt, tt.jitter, tt.err, got, tt.want)
 		}
 	}
