@@ -100,7 +100,7 @@ func providerPayload(e *llm.Error, err error) ErrorPayload {
 		p.Code, p.Retryable = CodeProviderRateLimit, true
 	case llm.IsAuthError(err):
 		p.Code = CodeProviderAuth
-	case e.Kind == llm.KindConnection || e.Kind == llm.KindTimeout:
+	case e.Kind == llm.KindConnection || e.Kind == llm.KindTimeout || e.Kind == llm.KindIncompleteResponse:
 		p.Code, p.Retryable = CodeProviderConnection, true
 	case e.Kind == llm.KindContextOverflow:
 		p.Code = CodeContextOverflow
