@@ -70,4 +70,9 @@ func TestResponseKinds(t *testing.T) {
 			t.Errorf("%s: name %s, retryable %v, predicate %v", tt.kind, e.ErrorName(), llm.IsRetryable(e), tt.is(e))
 		}
 	}
+	idle := &llm.Error{Kind: llm.KindTimeout, Message: "idle", Cause: llm.ErrProviderTimeout}
+	ceiling := &llm.Error{Kind: llm.KindTimeout, Message: "too long", Cause: llm.ErrResponseTimeout}
+	if !llm.IsRetryable(idle) || llm.IsRetryable(ceiling) {
+		t.Errorf("retryable: idle %v, response ceiling %v; want true, false", llm.IsRetryable(idle), llm.IsRetryable(ceiling))
+	}
 }

@@ -282,8 +282,15 @@ func ParseRetryAfter(v string) time.Duration {
 }
 
 // ErrProviderTimeout is the cause a provider uses when a deadline it set
-// itself (response headers, idle read) expired.
+// itself (response headers, idle read, the whole response) expired.
 var ErrProviderTimeout = errors.New("provider timeout")
+
+// ErrResponseTimeout is the cause of a response cut at the provider's
+// ceiling on one response. It is an ErrProviderTimeout, but the Timeout
+// error it becomes is not retryable: an answer that ran past the ceiling
+// once will again, and a stream that never ends (endless deltas) must not
+// be asked for over and over.
+var ErrResponseTimeout = fmt.Errorf("response timeout: %w", ErrProviderTimeout)
 
 // ClassifyTransport turns an error from sending a request or reading its
 // body into an abort (ctx is done), a Timeout, a Connection error or, by

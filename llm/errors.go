@@ -198,7 +198,9 @@ func IsRetryable(err error) bool {
 		return false
 	}
 	switch k {
-	case KindConnection, KindTimeout, KindEmptyResponse, KindIncompleteResponse, KindMalformedResponse:
+	case KindTimeout:
+		return !errors.Is(err, ErrResponseTimeout)
+	case KindConnection, KindEmptyResponse, KindIncompleteResponse, KindMalformedResponse:
 		return true
 	case KindQuotaExhausted, KindInvalidRequest, KindInvalidResponse:
 		return false

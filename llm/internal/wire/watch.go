@@ -30,12 +30,16 @@ func (l Limits) resolve() Limits {
 }
 
 // expired is the cancel cause of a request whose clock ran out.
-type expired struct{ msg string }
+type expired struct {
+	msg   string
+	cause error // llm.ErrProviderTimeout or llm.ErrResponseTimeout
+}
 
 func (e *expired) Error() string { return e.msg }
 
-// Unwrap makes errors.Is(err, llm.ErrProviderTimeout) hold.
-func (e *expired) Unwrap() error { return llm.ErrProviderTimeout }
+// Unwrap makes errors.Is(err, llm.ErrProviderTimeout) hold, and for the
+// response clock errors.Is(err, llm.ErrResponseTimeout).
+func (e *expired) Unwrap() error { return e.cause }
 
 // Watch holds the clocks of one request. Its methods are safe for
 // concurrent use: the body is read on the caller's goroutine while the
@@ -58,11 +62,13 @@ func Start(l Limits, cancel context.CancelCauseFunc) *Watch {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if l.Idle > 0 {
-		cause := &expired{fmt.Sprintf("the model service sent nothing for %s (stream idle timeout)", l.Idle)}
+		cause := &expired{fmt.Sprintf("the model service sent nothing for %s (stream idle timeout)", l.Idle),
+			llm.ErrProviderTimeout}
 		w.idleT = time.AfterFunc(l.Idle, func() { cancel(cause) })
 	}
 	if l.Response > 0 {
-		cause := &expired{fmt.Sprintf("the model response took longer than %s (response timeout)", l.Response)}
+		cause := &expired{fmt.Sprintf("the model response took longer than %s (response timeout)", l.Response),
+			llm.ErrResponseTimeout}
 		w.respT = time.AfterFunc(l.Response, func() { cancel(cause) })
 	}
 	return w

@@ -55,7 +55,7 @@ func TestWatchIdle(t *testing.T) {
 			t.Errorf("idle clock fired after %v, want 46s", d)
 		}
 		e := Timeout(ctx)
-		if e == nil || e.Kind != llm.KindTimeout || !llm.IsRetryable(e) ||
+		if e == nil || e.Kind != llm.KindTimeout || !llm.IsRetryable(e) || errors.Is(e, llm.ErrResponseTimeout) ||
 			e.Message != "request timed out: the model service sent nothing for 10s (stream idle timeout)" {
 			t.Errorf("Timeout = %#v", e)
 		}
@@ -75,8 +75,12 @@ func TestWatchResponseCeiling(t *testing.T) {
 		if !errors.Is(err, llm.ErrProviderTimeout) || time.Since(start) != time.Minute {
 			t.Fatalf("err %v after %v", err, time.Since(start))
 		}
-		if e := Timeout(ctx); e == nil || !strings.Contains(e.Message, "took longer than 1m0s (response timeout)") {
-			t.Errorf("Timeout = %v", e)
+		e := Timeout(ctx)
+		if e == nil || !strings.Contains(e.Message, "took longer than 1m0s (response timeout)") {
+			t.Fatalf("Timeout = %v", e)
+		}
+		if e.Kind != llm.KindTimeout || llm.IsRetryable(e) || !errors.Is(e, llm.ErrResponseTimeout) {
+			t.Errorf("a response past the ceiling: kind %s, retryable %v", e.Kind, llm.IsRetryable(e))
 		}
 	})
 }
