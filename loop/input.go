@@ -53,11 +53,13 @@ type RunTurnInput struct {
 	// MaxRetryAttempts is the number of attempts per request, the first
 	// included; 0 means 10, and 1 or less disables retries.
 	MaxRetryAttempts int
-	// RetryWindow bounds the retries of a request, from the start of its
-	// first attempt: no retry is waited for past it, and an attempt after
-	// the first is cancelled when it closes before anything of the response
-	// arrived. 0 means DefaultRetryWindow; negative means no bound.
-	RetryWindow time.Duration
+	// StallTimeout bounds the time a request may go without an answer in
+	// progress, retries included: the time its attempts spend before their
+	// first streamed part, the silence that ends a failed attempt, and the
+	// waits between attempts. An attempt that has streamed nothing when it
+	// runs out is cancelled, and no retry is waited for past it. 0 means
+	// DefaultStallTimeout; negative means no bound.
+	StallTimeout time.Duration
 	// MaxRetryAfter is the longest Retry-After honoured; a failure that
 	// asks for more ends the step with a message naming the wait. 0 means
 	// DefaultMaxRetryAfter; negative means any.

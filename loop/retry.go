@@ -15,12 +15,12 @@ const (
 	defaultMaxAttempts = 10
 	retryBaseDelay     = 500 * time.Millisecond
 	retryMaxDelay      = 32 * time.Second
-	// DefaultRetryWindow is how long a failing request keeps being retried
-	// when RunTurnInput.RetryWindow is zero. With the providers' default
-	// two-minute idle timeout, a service that stalls every time ends the
-	// step in about three minutes, and one that streams a little and then
-	// stalls every time in at most five.
-	DefaultRetryWindow = 3 * time.Minute
+	// DefaultStallTimeout is how long a request may go without an answer
+	// in progress, retries included, when RunTurnInput.StallTimeout is
+	// zero. With the providers' default two-minute idle timeout, a service
+	// that stalls, only keeps the connection alive, or refuses every time
+	// ends the step in three minutes.
+	DefaultStallTimeout = 3 * time.Minute
 	// DefaultMaxRetryAfter is the longest Retry-After honoured when
 	// RunTurnInput.MaxRetryAfter is zero.
 	DefaultMaxRetryAfter = time.Minute
@@ -42,15 +42,16 @@ func (t *turn) maxAttempts() int {
 	}
 }
 
-// retryWindow is the bound on a request's retries; 0 means none.
-func (t *turn) retryWindow() time.Duration {
-	switch w := t.in.RetryWindow; {
-	case w == 0:
-		return DefaultRetryWindow
-	case w < 0:
+// stallTimeout is the bound on a request's time without an answer in
+// progress; 0 means none.
+func (t *turn) stallTimeout() time.Duration {
+	switch d := t.in.StallTimeout; {
+	case d == 0:
+		return DefaultStallTimeout
+	case d < 0:
 		return 0
 	default:
-		return w
+		return d
 	}
 }
 
@@ -88,14 +89,17 @@ func (t *turn) retryDelay(k int, err error) (delay time.Duration, tooLong bool) 
 }
 
 // chatWithRetry sends one request under the retry policy: at most
-// maxAttempts attempts, none started (and no wait begun) past the retry
-// window, and an attempt after the first cancelled when the window closes
-// before anything of its response arrived. An attempt that is streaming
-// is left alone: the providers' idle and response timeouts bound it.
+// maxAttempts attempts, and at most the stall timeout without an answer in
+// progress. Stalled time is what an attempt spends before its first
+// streamed part (all of it, when nothing streamed), the silence between its
+// last part and its failure, and the waits between attempts. An attempt
+// that streams nothing is cancelled when the stall time runs out; one that
+// is streaming is left alone (the providers' idle and response timeouts
+// bound it), so a long answer cut by a transient fault is still retried.
 func (t *turn) chatWithRetry(ctx context.Context, s *stepState, msgs []llm.Message, proj Projection) (ChatResponse, error) {
 	maxAttempts := t.maxAttempts()
-	window := t.retryWindow()
-	start := time.Now()
+	limit := t.stallTimeout()
+	var stalled time.Duration // so far, over all attempts and waits
 	p := t.chatParams(s, msgs)
 	p.RequestLogFields = RequestLogFields{TurnStep: fmt.Sprintf("%s.%d", t.in.TurnID, s.n),
 		Kind: RequestKindLoop, Projection: proj}
@@ -105,26 +109,25 @@ func (t *turn) chatWithRetry(ctx context.Context, s *stepState, msgs []llm.Messa
 		if attempt > 1 {
 			p.RequestLogFields.Attempt = fmt.Sprintf("%d/%d", attempt, maxAttempts)
 		}
-		actx, ap, finish := ctx, p, func() bool { return false }
-		if attempt > 1 && window > 0 {
-			actx, ap, finish = boundAttempt(ctx, start.Add(window), p)
+		actx, ap, finish := ctx, p, func() (bool, time.Duration) { return false, 0 }
+		if limit > 0 {
+			actx, ap, finish = watchAttempt(ctx, limit-stalled, p)
 		}
 		resp, err := t.in.LLM.Chat(actx, ap)
-		closed := finish()
+		cut, quiet := finish()
 		if err == nil {
 			s.trace.Capture(resp.TraceID)
 			return resp, nil
 		}
+		stalled += quiet
 		if e, ok := llm.AsError(err); ok {
 			s.trace.Capture(e.TraceID)
 		}
 		if ctx.Err() != nil {
 			return ChatResponse{}, err
 		}
-		if closed && IsAbort(err) {
-			err = giveUp(prev, fmt.Sprintf("gave up after %d attempts in %s: attempt %d had no answer when the retry "+
-				"window closed (loop_control.step_retry_timeout_ms is %s); the failure before it was", attempt,
-				roundDuration(time.Since(start)), attempt, window))
+		if cut && IsAbort(err) {
+			err = t.stalledOut(attempt, limit, prev)
 			t.logFailure(s, attempt, err)
 			return ChatResponse{}, err
 		}
@@ -148,9 +151,9 @@ func (t *turn) chatWithRetry(ctx context.Context, s *stepState, msgs []llm.Messa
 			t.logFailure(s, attempt, err)
 			return ChatResponse{}, err
 		}
-		if elapsed := time.Since(start); window > 0 && elapsed+delay >= window {
-			err = giveUp(err, fmt.Sprintf("gave up after %d attempts in %s: another would start after the retry "+
-				"window closed (loop_control.step_retry_timeout_ms is %s)", attempt, roundDuration(elapsed), window))
+		if limit > 0 && stalled+delay >= limit {
+			err = giveUp(err, fmt.Sprintf("gave up after %d attempts: waiting %s more for a retry would pass the %s "+
+				"a step may go without an answer (loop_control.step_stall_timeout_ms)", attempt, roundDuration(delay), limit))
 			t.logFailure(s, attempt, err)
 			return ChatResponse{}, err
 		}
@@ -161,66 +164,88 @@ func (t *turn) chatWithRetry(ctx context.Context, s *stepState, msgs []llm.Messa
 		if ctx.Err() != nil {
 			return ChatResponse{}, abortErr(ctx)
 		}
+		stalled += delay
 		prev = err
 	}
 }
 
-// errRetryWindowClosed cancels an attempt that had no answer when the
-// retry window closed.
-var errRetryWindowClosed = errors.New("loop: retry window closed")
+// stalledOut is the error of a step whose stall time ran out during an
+// attempt that had streamed nothing: the failure before it, when there was
+// one, with the reason in front; else a Timeout of its own.
+func (t *turn) stalledOut(attempt int, limit time.Duration, prev error) error {
+	why := fmt.Sprintf("no answer from the model service in %s (loop_control.step_stall_timeout_ms)", limit)
+	if prev == nil {
+		return &llm.Error{Kind: llm.KindTimeout, Message: why + ": it accepted the request and sent nothing of an answer"}
+	}
+	return giveUp(prev, fmt.Sprintf("gave up after %d attempts: %s; the failure before the last attempt was", attempt, why))
+}
 
-// boundAttempt derives the context and params of an attempt that must have
-// an answer by deadline: a timer cancels the context then, unless one of
-// the live delta callbacks fired first. finish stops the timer, releases
-// the context and reports whether the timer cancelled the attempt.
-func boundAttempt(ctx context.Context, deadline time.Time, p ChatParams) (context.Context, ChatParams, func() bool) {
+// errStalled cancels an attempt that had streamed nothing when the stall
+// time ran out.
+var errStalled = errors.New("loop: stall timeout")
+
+// watchAttempt derives the context and params of an attempt that has left
+// of the stall time: a timer cancels the context when it runs out, unless
+// one of the live delta callbacks fired first. finish stops the timer,
+// releases the context and reports whether the timer cut the attempt and
+// how long the attempt stalled (before its first part and after its last).
+func watchAttempt(ctx context.Context, left time.Duration, p ChatParams) (context.Context, ChatParams, func() (bool, time.Duration)) {
 	actx, cancel := context.WithCancelCause(ctx)
+	start := time.Now()
 	var (
-		mu       sync.Mutex
-		answered bool // guarded by mu
-		closed   bool // guarded by mu
+		mu          sync.Mutex
+		first, last time.Time // of the streamed parts; guarded by mu
+		cut         bool      // guarded by mu
 	)
-	timer := time.AfterFunc(time.Until(deadline), func() {
+	timer := time.AfterFunc(left, func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if !answered {
-			closed = true
-			cancel(errRetryWindowClosed)
+		if first.IsZero() {
+			cut = true
+			cancel(errStalled)
 		}
 	})
-	var once sync.Once
 	mark := func() {
-		once.Do(func() {
-			mu.Lock()
-			answered = true
-			mu.Unlock()
+		now := time.Now()
+		mu.Lock()
+		if first.IsZero() {
+			first = now
 			timer.Stop()
-		})
+		}
+		last = now
+		mu.Unlock()
 	}
 	text, think, call := p.OnTextDelta, p.OnThinkDelta, p.OnToolCallDelta
-	p.OnTextDelta = func(d string) { mark(); call0(text, d) }
-	p.OnThinkDelta = func(d string) { mark(); call0(think, d) }
+	p.OnTextDelta = func(d string) {
+		mark()
+		if text != nil {
+			text(d)
+		}
+	}
+	p.OnThinkDelta = func(d string) {
+		mark()
+		if think != nil {
+			think(d)
+		}
+	}
 	p.OnToolCallDelta = func(d ToolCallDelta) {
 		mark()
 		if call != nil {
 			call(d)
 		}
 	}
-	finish := func() bool {
+	finish := func() (bool, time.Duration) {
 		timer.Stop()
-		mu.Lock()
-		c := closed
-		mu.Unlock()
 		cancel(nil)
-		return c
+		end := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		if first.IsZero() {
+			return cut, end.Sub(start)
+		}
+		return cut, first.Sub(start) + end.Sub(last)
 	}
 	return actx, p, finish
-}
-
-func call0(f func(string), s string) {
-	if f != nil {
-		f(s)
-	}
 }
 
 // sameMalformed reports a malformed response that repeats the previous

@@ -68,7 +68,7 @@ func TestRetryAfterCap(t *testing.T) {
 		h.mustRun(t.Context())
 		h2 := newHarness(t, looptest.Fail(rateLimit(24*time.Hour)), looptest.Text("ok"))
 		h2.in.MaxRetryAfter = -1 // any wait
-		h2.in.RetryWindow = -1
+		h2.in.StallTimeout = -1
 		h2.mustRun(t.Context())
 		if d := cmp.Diff([]time.Duration{24 * time.Hour}, h2.sleeper.Delays()); d != "" {
 			t.Errorf("uncapped sleeps (-want +got):\n%s", d)
@@ -95,9 +95,9 @@ func TestRepeatedMalformedResponse(t *testing.T) {
 	h.mustRun(t.Context())
 }
 
-// TestRetryWindow bounds the retries of one request in time, under a fake
-// clock and the loop's own sleep.
-func TestRetryWindow(t *testing.T) {
+// TestStallTimeout bounds the time a request goes without an answer in
+// progress, retries included, under a fake clock and the loop's own sleep.
+func TestStallTimeout(t *testing.T) {
 	t.Run("a service that stalls every time", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			h := newHarness(t, stall(2*time.Minute, idleTimeout()), stall(2*time.Minute, idleTimeout()),
@@ -105,11 +105,11 @@ func TestRetryWindow(t *testing.T) {
 			h.in.Options.Sleep = nil
 			start := time.Now()
 			_, err := h.run(t.Context())
-			if took := time.Since(start); took != loop.DefaultRetryWindow {
-				t.Errorf("the step ended after %v, want the window, %v", took, loop.DefaultRetryWindow)
+			if took := time.Since(start); took != loop.DefaultStallTimeout {
+				t.Errorf("the step ended after %v, want %v", took, loop.DefaultStallTimeout)
 			}
-			want := "gave up after 2 attempts in 3m0s: attempt 2 had no answer when the retry window closed " +
-				"(loop_control.step_retry_timeout_ms is 3m0s); the failure before it was: request timed out: " +
+			want := "gave up after 2 attempts: no answer from the model service in 3m0s " +
+				"(loop_control.step_stall_timeout_ms); the failure before the last attempt was: request timed out: " +
 				"the model service sent nothing for 2m0s (stream idle timeout)"
 			if err == nil || err.Error() != want || !llm.IsRetryable(err) {
 				t.Errorf("err = %v\nwant %s", err, want)
@@ -117,14 +117,33 @@ func TestRetryWindow(t *testing.T) {
 			if r := retries(h); len(r) != 1 || r[0].DelayMs != 500 || !strings.Contains(r[0].ErrorMessage, "sent nothing for 2m0s") {
 				t.Errorf("step.retrying = %+v", r)
 			}
+			if ints := h.interrupts(); len(ints) != 1 || ints[0].Message != want {
+				t.Errorf("turn.interrupted = %+v", ints)
+			}
 		})
 	})
-	t.Run("an attempt that answers before the window closes may finish after it", func(t *testing.T) {
+	t.Run("a first attempt that never answers", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			h := newHarness(t, stall(time.Hour, idleTimeout())) // keep-alives only: no idle timeout fires
+			h.in.Options.Sleep = nil
+			start := time.Now()
+			_, err := h.run(t.Context())
+			want := "no answer from the model service in 3m0s (loop_control.step_stall_timeout_ms): " +
+				"it accepted the request and sent nothing of an answer"
+			if time.Since(start) != 3*time.Minute || err == nil || err.Error() != want {
+				t.Errorf("err = %v after %v\nwant %s", err, time.Since(start), want)
+			}
+			if e, ok := llm.AsError(err); !ok || e.Kind != llm.KindTimeout {
+				t.Errorf("err = %#v, want a Timeout", err)
+			}
+		})
+	})
+	t.Run("an attempt that answers before the time runs out may finish after it", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			late := looptest.Text("partial").WithOnCall(func(ctx context.Context, p loop.ChatParams) {
 				time.Sleep(50 * time.Second) // attempt 2 starts at 2m0.5s: first delta at 2m50.5s
 				p.OnTextDelta("par")
-				select { // and streams on past the window
+				select { // and streams on past the limit
 				case <-time.After(time.Minute):
 				case <-ctx.Done():
 				}
@@ -140,7 +159,50 @@ func TestRetryWindow(t *testing.T) {
 			}
 		})
 	})
-	t.Run("quick refusals stop at the window", func(t *testing.T) {
+	t.Run("a long answer cut by a fault is retried", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			long := looptest.Fail(&llm.Error{Kind: llm.KindConnection, Message: "connection reset"}).WithOnCall(
+				func(ctx context.Context, p loop.ChatParams) {
+					for range 600 { // ten minutes of answer, then the reset
+						time.Sleep(time.Second)
+						p.OnTextDelta("x")
+					}
+				})
+			h := newHarness(t, long, looptest.Text("whole answer"))
+			h.in.Options.Sleep = nil
+			if res := h.mustRun(t.Context()); res.StopReason != loop.StopEndTurn || len(h.llm.Calls()) != 2 {
+				t.Errorf("stop = %s after %d calls", res.StopReason, len(h.llm.Calls()))
+			}
+		})
+	})
+	t.Run("answers that stall every time add up", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			partial := func() looptest.Response {
+				return looptest.Fail(idleTimeout()).WithOnCall(func(ctx context.Context, p loop.ChatParams) {
+					time.Sleep(time.Second)
+					p.OnTextDelta("a")
+					select { // then silence until the idle timeout
+					case <-time.After(2 * time.Minute):
+					case <-ctx.Done():
+					}
+				})
+			}
+			h := newHarness(t, partial(), partial(), partial(), looptest.Text("never"))
+			h.in.Options.Sleep = nil
+			start := time.Now()
+			_, err := h.run(t.Context())
+			// 1s + 120s of silence, 0.5s wait, 1s + 120s: 242.5s stalled, so
+			// the 1s wait for a third attempt would pass 3m0s long before.
+			if took := time.Since(start); took != 242500*time.Millisecond || len(h.llm.Calls()) != 2 {
+				t.Errorf("took %v over %d calls", took, len(h.llm.Calls()))
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), "gave up after 2 attempts: waiting 1s more for a retry would "+
+				"pass the 3m0s a step may go without an answer (loop_control.step_stall_timeout_ms): request timed out") {
+				t.Errorf("err = %v", err)
+			}
+		})
+	})
+	t.Run("quick refusals stop at the limit", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var script []looptest.Response
 			for range 10 {
@@ -153,8 +215,9 @@ func TestRetryWindow(t *testing.T) {
 			if took := time.Since(start); took != 2*time.Minute {
 				t.Errorf("took %v, want 2m0s (attempts at 0, 1m and 2m)", took)
 			}
-			if !llm.IsProviderRateLimitError(err) || !strings.HasPrefix(err.Error(), "gave up after 3 attempts in 2m0s: "+
-				"another would start after the retry window closed (loop_control.step_retry_timeout_ms is 3m0s): 429") {
+			if !llm.IsProviderRateLimitError(err) || !strings.HasPrefix(err.Error(), "gave up after 3 attempts: waiting "+
+				"1m0s more for a retry would pass the 3m0s a step may go without an answer "+
+				"(loop_control.step_stall_timeout_ms): 429") {
 				t.Errorf("err = %v", err)
 			}
 			if len(h.llm.Calls()) != 3 || len(retries(h)) != 2 {
@@ -162,22 +225,22 @@ func TestRetryWindow(t *testing.T) {
 			}
 		})
 	})
-	t.Run("a configured window and no window", func(t *testing.T) {
+	t.Run("a configured limit and none", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			h := newHarness(t, stall(time.Minute, idleTimeout()), stall(time.Minute, idleTimeout()), looptest.Text("never"))
 			h.in.Options.Sleep = nil
-			h.in.RetryWindow = 90 * time.Second
+			h.in.StallTimeout = 90 * time.Second
 			start := time.Now()
 			if _, err := h.run(t.Context()); err == nil || time.Since(start) != 90*time.Second {
 				t.Errorf("err = %v after %v", err, time.Since(start))
 			}
 			h = newHarness(t, stall(time.Hour, idleTimeout()), stall(time.Hour, idleTimeout()), looptest.Text("ok"))
 			h.in.Options.Sleep = nil
-			h.in.RetryWindow = -1
+			h.in.StallTimeout = -1
 			h.mustRun(t.Context())
 		})
 	})
-	t.Run("a cancel during a bounded attempt is an abort", func(t *testing.T) {
+	t.Run("a cancel during a watched attempt is an abort", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			h := newHarness(t, stall(time.Second, idleTimeout()), stall(time.Hour, idleTimeout()))
