@@ -62,6 +62,12 @@ func EndAfter(r Reply, n int) Reply {
 	return r
 }
 
+// EndBefore is r cut cleanly before its first event that contains marker.
+func EndBefore(r Reply, marker string) Reply {
+	r.Fault.EndBefore = marker
+	return r
+}
+
 // endless plays the faults that never end the body; it reports whether f
 // was one of them.
 func (s *Server) endless(w http.ResponseWriter, hr *http.Request, f Fault) bool {

@@ -72,6 +72,10 @@ type Fault struct {
 	// EndAfter > 0 ends the body cleanly after that many events, at an
 	// event boundary and without the end marker the encoded reply had.
 	EndAfter int
+	// EndBefore, when set, ends the body cleanly before the first event
+	// whose text contains it (`"finish_reason":"`, "[DONE]",
+	// "content_block_stop", "message_stop", …).
+	EndBefore string
 	// LongLine > 0 sends, after the first event, an event whose data line
 	// is LongLine bytes long.
 	LongLine int
@@ -348,6 +352,14 @@ func (s *Server) reply(w http.ResponseWriter, hr *http.Request, r Reply) {
 	}
 	if f.EndAfter > 0 && f.EndAfter < len(events) {
 		events = events[:f.EndAfter]
+	}
+	if f.EndBefore != "" {
+		for i, ev := range events {
+			if strings.Contains(ev, f.EndBefore) {
+				events = events[:i]
+				break
+			}
+		}
 	}
 	if f.MalformedAfter > 0 && f.MalformedAfter <= len(events) {
 		events = append(events[:f.MalformedAfter:f.MalformedAfter], append([]string{s.d.malformed()}, events[f.MalformedAfter:]...)...)
