@@ -73,6 +73,7 @@ func NewProvider(m Model, opts ProviderOptions) (llm.Provider, error) {
 			Headers: m.Headers(opts.Version), HTTPClient: client, PromptCacheKey: opts.SessionID,
 			ReasoningKey: m.ReasoningKey, OffEffort: m.OffEffort, Logger: log,
 			GenerationKwargs: openai.GenerationKwargs{Temperature: m.Temperature, TopP: m.TopP},
+			IdleTimeout:      m.Loop.StreamIdleTimeout(), ResponseTimeout: m.Loop.ResponseTimeout(),
 		}
 		if m.Transport == ProviderKimi {
 			o.Flavour = openai.Kimi
@@ -87,6 +88,7 @@ func NewProvider(m Model, opts ProviderOptions) (llm.Provider, error) {
 			HTTPClient: client, DefaultMaxTokens: m.MaxOutputSize, BetaAPI: m.BetaAPI,
 			KimiThinking: m.ProviderType == ProviderKimi, SupportEfforts: m.SupportEfforts,
 			Adaptive: m.AdaptiveThinking, MetadataUserID: opts.SessionID, Logger: log,
+			IdleTimeout: m.Loop.StreamIdleTimeout(), ResponseTimeout: m.Loop.ResponseTimeout(),
 		})
 	default:
 		return nil, invalidf("", "Provider type %q is not supported yet.", string(m.Transport))

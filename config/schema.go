@@ -1,5 +1,7 @@
 package config
 
+import "time"
+
 // ProviderType is a provider's wire protocol (spec 06 §3.1).
 type ProviderType string
 
@@ -166,6 +168,44 @@ type LoopControl struct {
 	CompactionTriggerRatio *float64
 	// MaxRalphIterations is accepted and unused.
 	MaxRalphIterations *int
+	// StreamIdleTimeoutMs, ResponseTimeoutMs, StepStallTimeoutMs and
+	// MaxRetryAfterMs bound a slow or failing model service (0 turns a
+	// bound off; nil is the default); read them through the methods of the
+	// same names, which give durations.
+	StreamIdleTimeoutMs *int
+	ResponseTimeoutMs   *int
+	StepStallTimeoutMs  *int
+	MaxRetryAfterMs     *int
+}
+
+// StreamIdleTimeout is stream_idle_timeout_ms as the providers take it:
+// 0 when unset (their default, llm.DefaultStreamIdleTimeout), negative
+// when set to 0 (off).
+func (lc LoopControl) StreamIdleTimeout() time.Duration { return msSetting(lc.StreamIdleTimeoutMs) }
+
+// ResponseTimeout is response_timeout_ms as the providers take it: 0 when
+// unset (llm.DefaultResponseTimeout), negative when set to 0 (off).
+func (lc LoopControl) ResponseTimeout() time.Duration { return msSetting(lc.ResponseTimeoutMs) }
+
+// StepStallTimeout is step_stall_timeout_ms as the loop takes it: 0 when
+// unset (loop.DefaultStallTimeout), negative when set to 0 (no bound).
+func (lc LoopControl) StepStallTimeout() time.Duration { return msSetting(lc.StepStallTimeoutMs) }
+
+// MaxRetryAfter is max_retry_after_ms as the loop takes it: 0 when unset
+// (loop.DefaultMaxRetryAfter), negative when set to 0 (any wait).
+func (lc LoopControl) MaxRetryAfter() time.Duration { return msSetting(lc.MaxRetryAfterMs) }
+
+// msSetting maps a millisecond key onto the convention of the packages
+// that take durations, where zero means their default: unset is 0, an
+// explicit 0 ("off") is -1.
+func msSetting(ms *int) time.Duration {
+	switch {
+	case ms == nil:
+		return 0
+	case *ms == 0:
+		return -1
+	}
+	return time.Duration(*ms) * time.Millisecond
 }
 
 // Background is [background] with its environment overrides applied.

@@ -160,12 +160,19 @@ func decodeThinking(t *table) Thinking {
 	return th
 }
 
+// maxMillis bounds the millisecond keys (about 24.8 days), as [mcp] does.
+const maxMillis = math.MaxInt32
+
 func decodeLoopControl(t *table) LoopControl {
 	lc := LoopControl{
 		MaxStepsPerTurn:        t.integer("max_steps_per_turn", 0, math.MaxInt),
 		ReservedContextSize:    t.integer("reserved_context_size", 0, math.MaxInt),
 		CompactionTriggerRatio: t.number("compaction_trigger_ratio", 0.5, 0.99),
 		MaxRalphIterations:     t.integer("max_ralph_iterations", -1, math.MaxInt),
+		StreamIdleTimeoutMs:    t.integer("stream_idle_timeout_ms", 0, maxMillis),
+		ResponseTimeoutMs:      t.integer("response_timeout_ms", 0, maxMillis),
+		StepStallTimeoutMs:     t.integer("step_stall_timeout_ms", 0, maxMillis),
+		MaxRetryAfterMs:        t.integer("max_retry_after_ms", 0, maxMillis),
 	}
 	if legacy := t.integer("max_steps_per_run", 0, math.MaxInt); lc.MaxStepsPerTurn == nil {
 		lc.MaxStepsPerTurn = legacy

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"context"
+	"time"
 
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/llm"
@@ -186,4 +187,8 @@ type LoopControl struct {
 	// MaxRetriesPerStep is the attempts per request; 0 means the loop's
 	// default.
 	MaxRetriesPerStep int
+	// StallTimeout and MaxRetryAfter are loop.RunTurnInput's: 0 means the
+	// loop's default, negative no bound.
+	StallTimeout  time.Duration
+	MaxRetryAfter time.Duration
 }

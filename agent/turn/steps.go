@@ -104,6 +104,8 @@ func (f *TurnFlow) runInput(st *turnState, model loop.LLM, lc LoopControl) loop.
 		Log:                        f.log,
 		MaxSteps:                   lc.MaxStepsPerTurn,
 		MaxRetryAttempts:           lc.MaxRetriesPerStep,
+		StallTimeout:               lc.StallTimeout,
+		MaxRetryAfter:              lc.MaxRetryAfter,
 		RecordStepUsage:            f.recordStepUsage(st),
 		OnRequestTrace:             func(*loop.RequestTrace) { st.dedup.BeginStep() },
 		Options:                    f.o.Loop,

@@ -54,7 +54,8 @@ func (s *modelSlot) loopControl() turn.LoopControl {
 		}
 		return *p
 	}
-	return turn.LoopControl{MaxStepsPerTurn: deref(lc.MaxStepsPerTurn), MaxRetriesPerStep: deref(lc.MaxAttemptsPerStep)}
+	return turn.LoopControl{MaxStepsPerTurn: deref(lc.MaxStepsPerTurn), MaxRetriesPerStep: deref(lc.MaxAttemptsPerStep),
+		StallTimeout: lc.StepStallTimeout(), MaxRetryAfter: lc.MaxRetryAfter()}
 }
 
 func (s *modelSlot) bound() llm.Provider {
