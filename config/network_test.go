@@ -62,7 +62,7 @@ func TestIdleTimeoutReachesTheProvider(t *testing.T) {
 			}
 			_, err = llm.Generate(t.Context(), p, llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}}, llm.Callbacks{})
 			e, ok := llm.AsError(err)
-			if !ok || e.Kind != llm.KindTimeout || e.Message != "request timed out: the model service sent nothing for 50ms (stream idle timeout)" {
+			if !ok || e.Kind != llm.KindTimeout || e.Message != "request timed out: the model service sent nothing for 50ms (loop_control.stream_idle_timeout_ms)" {
 				t.Errorf("err = %v; want the idle timeout", err)
 			}
 		})

@@ -14,7 +14,14 @@
 //     returns partial content after a cancel (generate_test.go, S-G1..S-G7).
 //   - Every failure a provider reports is an *Error or an abort, and an
 //     abort is never classified as a provider failure (errors_test.go,
-//     S-E1..S-E5).
+//     S-E1..S-E5). A stream cut before its end marker is an incomplete
+//     response (retryable); a 200 that is not a stream, or a line over the
+//     decoder's limit, an invalid one (not retryable); a stream that does
+//     not parse, or an empty 200, a malformed one (retryable, but the loop
+//     stops when it repeats); a response cut at the response timeout is not
+//     retryable (body_test.go TestResponseKinds).
+//   - An HTML error page is shown as its status and title, never the page
+//     (body_test.go).
 //   - Persisted JSON shapes of parts and tool calls are byte-stable
 //     (message_test.go).
 package llm

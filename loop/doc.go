@@ -49,4 +49,13 @@
 //   - Every goroutine the loop starts is waited for, except a tool call
 //     abandoned by the grace timeout, whose late result is discarded
 //     (abort_test.go S-L15).
+//   - A failing request ends within its bounds: at most MaxRetryAttempts
+//     attempts; at most StallTimeout (3 minutes) without an answer in
+//     progress, retries and waits included, an attempt that has streamed
+//     nothing being cancelled when it runs out; a Retry-After above
+//     MaxRetryAfter (1 minute) is not waited for; the same malformed
+//     response twice in a row is not retried again. Each of these ends the
+//     step with the last failure's kind and a message that names the bound
+//     and its loop_control key; every retry is a step.retrying event with
+//     its reason and delay (retry_bounds_test.go, under testing/synctest).
 package loop

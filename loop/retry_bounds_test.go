@@ -15,7 +15,7 @@ import (
 
 // idleTimeout is what a provider returns when its service went quiet.
 func idleTimeout() *llm.Error {
-	return &llm.Error{Kind: llm.KindTimeout, Message: "request timed out: the model service sent nothing for 2m0s (stream idle timeout)"}
+	return &llm.Error{Kind: llm.KindTimeout, Message: "request timed out: the model service sent nothing for 2m0s (loop_control.stream_idle_timeout_ms)"}
 }
 
 // stall is a response that waits d of (fake) time and then fails with err,
@@ -110,7 +110,7 @@ func TestStallTimeout(t *testing.T) {
 			}
 			want := "gave up after 2 attempts: no answer from the model service in 3m0s " +
 				"(loop_control.step_stall_timeout_ms); the failure before the last attempt was: request timed out: " +
-				"the model service sent nothing for 2m0s (stream idle timeout)"
+				"the model service sent nothing for 2m0s (loop_control.stream_idle_timeout_ms)"
 			if err == nil || err.Error() != want || !llm.IsRetryable(err) {
 				t.Errorf("err = %v\nwant %s", err, want)
 			}

@@ -42,11 +42,13 @@ func TestPrintStallEndsWithinTheBound(t *testing.T) {
 			// had the second attempt started later, it is cut at 1.5 s).
 			if r.code != 1 || !strings.Contains(r.stderr, "error: failed to run prompt: provider.connection_error: gave up after 2 attempts: ") ||
 				!strings.Contains(r.stderr, "1.5s") || !strings.Contains(r.stderr, "(loop_control.step_stall_timeout_ms)") ||
-				!strings.Contains(r.stderr, "the model service sent nothing for 400ms (stream idle timeout)") {
+				!strings.Contains(r.stderr, "the model service sent nothing for 400ms (loop_control.stream_idle_timeout_ms)") {
 				t.Fatalf("want exit 1 and an error naming the bound, the key and the silence, got %v", r)
 			}
-			if n := len(srv.Requests()); n != 2 {
-				t.Errorf("%d requests, want 2", n)
+			// The client made two attempts (the message says so); on a busy
+			// machine the second may be cut before the fake recorded it.
+			if n := len(srv.Requests()); n < 1 || n > 2 {
+				t.Errorf("%d requests, want 1 or 2", n)
 			}
 			// Two silences long, and never much past the bound: starting
 			// and stopping the process (race-enabled in CI) is the slack.

@@ -22,12 +22,21 @@
 //     fires (TestSA7ClientSideImageRejection, TestSE5InvalidRequestNotRetried).
 //   - Request bytes are stable for the same input (golden files in
 //     testdata/, provider_test.go and convert_test.go).
-//   - Every stream failure is an *llm.Error or an abort; EOF between events
-//     is a clean end, EOF inside one a connection error (stream_test.go,
-//     FuzzAnthropicStream). The delta fast path decodes exactly what
-//     encoding/json would (FuzzDeltaFastPath).
+//   - Every stream failure is an *llm.Error or an abort (stream_test.go,
+//     FuzzAnthropicStream). A body is an answer only when it reached
+//     message_stop or a message_delta with a stop_reason; a body that ends
+//     before them, between events or inside one, is an incomplete response
+//     and none of it is used (TestStreamEndings, faults_test.go). The delta
+//     fast path decodes exactly what encoding/json would
+//     (FuzzDeltaFastPath).
+//   - The service must send a byte every IdleTimeout (default 2 minutes,
+//     the wait for headers included; pings count) and finish within
+//     ResponseTimeout (default 30 minutes). A 200 that is not an event
+//     stream is invalid and names its content type; a JSON error envelope
+//     is classified like the error event it stands for (faults_test.go).
 //   - Copies made by the With* methods share the HTTP client and never
 //     modify the original (TestCopiesAreIndependent).
 //
-// The package imports only the standard library, llm and llm/internal/sse.
+// The package imports only the standard library, llm, llm/internal/sse and
+// llm/internal/wire.
 package anthropic

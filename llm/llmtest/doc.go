@@ -21,6 +21,14 @@
 // events, and says when it got there, so a test can act at that point
 // while the client waits: kill it, read what it recorded (gate_test.go).
 //
+// The faults of a service that never ends or answers 200 with something
+// that is not a stream have presets (faults.go): HeadersThenSilence,
+// KeepAliveForever, EndlessDeltas, HTML200, JSON200, Empty200, LongLine,
+// EndAfter and EndBefore. A fake started with InMemory serves over
+// net.Pipe connections that its Client dials, so a test can run the real
+// providers against it under testing/synctest and let minutes of timeouts
+// pass in fake time (faults_test.go).
+//
 // Golden (golden.go) compares a test's output, such as a wire request,
 // with its golden file under testdata/ and rewrites it under -update; it
 // lives here so that the llm packages' own tests can use it without

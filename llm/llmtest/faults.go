@@ -37,10 +37,10 @@ func HTML200() Reply {
 	return Reply{Fault: Fault{Status: http.StatusOK, Body: proxyLoginPage, ContentType: "text/html; charset=utf-8"}}
 }
 
-// JSON200 answers 200 application/json with body where a stream was asked
-// for.
+// JSON200 answers 200 application/json with body (which may be empty)
+// where a stream was asked for.
 func JSON200(body string) Reply {
-	return Reply{Fault: Fault{Status: http.StatusOK, Body: body, ContentType: "application/json"}}
+	return Reply{Fault: Fault{Status: http.StatusOK, Body: body, EmptyBody: body == "", ContentType: "application/json"}}
 }
 
 // Empty200 answers 200 text/event-stream with no body at all.

@@ -10,8 +10,8 @@
 // stream converter, an llm.Stream over the SSE decoder (stream.go), with
 // tool-call delta buffering (toolcalls.go) and a reflection-free scanner for
 // common chunks (chunkscan.go); HTTP status conversion (errors.go); the
-// transport, idle timeout included (transport.go); Kimi video upload
-// (upload.go).
+// transport, with the idle and response clocks and the content-type check
+// of llm/internal/wire (transport.go); Kimi video upload (upload.go).
 //
 // It does not own: the message model, error kinds and predicates, status
 // and transport classification or tool-call id normalisation (package llm),
@@ -21,8 +21,15 @@
 //
 // Invariants, and the tests that guard them:
 //   - One HTTP request per Generate, no hidden retries, no overall client
-//     timeout; response headers time out after 10 minutes (stream_test.go
-//     TestWireFaults, errors_test.go failOnce).
+//     timeout; the service must send a byte every IdleTimeout (default 2
+//     minutes, the wait for headers included) and finish within
+//     ResponseTimeout (default 30 minutes) (stream_test.go TestWireFaults,
+//     faults_test.go, errors_test.go failOnce).
+//   - A body is an answer only when it ends with [DONE] or after a
+//     finish_reason; without either it is an incomplete response and none
+//     of it is used. An empty 200 body is malformed; a 200 that is neither
+//     an event stream nor a chat completion in JSON is invalid and names
+//     its content type (TestStreamErrors, faults_test.go).
 //   - Request bodies are byte-stable and match the goldens in testdata;
 //     the openai flavour sends tool schemas byte for byte; Kimi
 //     normalisation never modifies its input (provider_test.go,

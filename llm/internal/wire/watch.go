@@ -61,13 +61,15 @@ func Start(l Limits, cancel context.CancelCauseFunc) *Watch {
 	w := &Watch{idle: l.Idle}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// The messages name the configuration keys that set the clocks: the
+	// user who meets one needs to know which to raise.
 	if l.Idle > 0 {
-		cause := &expired{fmt.Sprintf("the model service sent nothing for %s (stream idle timeout)", l.Idle),
+		cause := &expired{fmt.Sprintf("the model service sent nothing for %s (loop_control.stream_idle_timeout_ms)", l.Idle),
 			llm.ErrProviderTimeout}
 		w.idleT = time.AfterFunc(l.Idle, func() { cancel(cause) })
 	}
 	if l.Response > 0 {
-		cause := &expired{fmt.Sprintf("the model response took longer than %s (response timeout)", l.Response),
+		cause := &expired{fmt.Sprintf("the model response took longer than %s (loop_control.response_timeout_ms)", l.Response),
 			llm.ErrResponseTimeout}
 		w.respT = time.AfterFunc(l.Response, func() { cancel(cause) })
 	}

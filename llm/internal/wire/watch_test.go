@@ -56,7 +56,7 @@ func TestWatchIdle(t *testing.T) {
 		}
 		e := Timeout(ctx)
 		if e == nil || e.Kind != llm.KindTimeout || !llm.IsRetryable(e) || errors.Is(e, llm.ErrResponseTimeout) ||
-			e.Message != "request timed out: the model service sent nothing for 10s (stream idle timeout)" {
+			e.Message != "request timed out: the model service sent nothing for 10s (loop_control.stream_idle_timeout_ms)" {
 			t.Errorf("Timeout = %#v", e)
 		}
 	})
@@ -76,7 +76,7 @@ func TestWatchResponseCeiling(t *testing.T) {
 			t.Fatalf("err %v after %v", err, time.Since(start))
 		}
 		e := Timeout(ctx)
-		if e == nil || !strings.Contains(e.Message, "took longer than 1m0s (response timeout)") {
+		if e == nil || !strings.Contains(e.Message, "took longer than 1m0s (loop_control.response_timeout_ms)") {
 			t.Fatalf("Timeout = %v", e)
 		}
 		if e.Kind != llm.KindTimeout || llm.IsRetryable(e) || !errors.Is(e, llm.ErrResponseTimeout) {
