@@ -17,13 +17,15 @@ func (f *TurnFlow) WaitForCurrentTurn(ctx context.Context) (Result, error) {
 	if t == nil {
 		return Result{}, errNoActiveTurn
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
+	select {
+	case <-t.done: // an ended turn answers even to an ended ctx
+		return t.res, nil
+	default:
 	}
 	select {
 	case <-t.done:
 		return t.res, nil
-	case <-ctx.Done():
+	case <-ctx.Done(): // already ended included: the turn is cancelled either way
 		id := t.id
 		if err := f.Cancel(context.WithoutCancel(ctx), &id, context.Cause(ctx)); err != nil {
 			f.log.Warn("cancel after an abandoned wait failed", "turn", id, "error", err)
