@@ -11,7 +11,14 @@
 //
 // Invariants, and the tests that guard them:
 //   - Generate merges streamed parts by the table of spec 01 §2.3 and never
-//     returns partial content after a cancel (generate_test.go, S-G1..S-G7).
+//     returns partial content after a cancel (generate_test.go, S-G1..S-G7);
+//     the assembly is linear in the response however small its deltas
+//     (assemble.go; assemble_test.go FuzzMergeParts against the plain
+//     merge, TestMergePartsIsLinear; BenchmarkGenerateLargeToolArgs in both
+//     wires).
+//   - Tool-call ids are unique within a response: a repeated id gets a
+//     fresh one on receipt, before any callback sees the call
+//     (assemble_test.go TestRepeatedToolCallIDsGetFreshIDs).
 //   - Every failure a provider reports is an *Error or an abort, and an
 //     abort is never classified as a provider failure (errors_test.go,
 //     S-E1..S-E5). A stream cut before its end marker is an incomplete

@@ -76,8 +76,7 @@ func Generate(ctx context.Context, p Provider, req Request, cb Callbacks) (*Resu
 		return nil, Aborted(ctx)
 	}
 
-	var a assembler
-	a.msg.Role = RoleAssistant
+	a := newAssembler()
 	var (
 		first, lastResume time.Time
 		stats             StreamStats
@@ -102,6 +101,7 @@ func Generate(ctx context.Context, p Provider, req Request, cb Callbacks) (*Resu
 		if ctx.Err() != nil {
 			return nil, Aborted(ctx)
 		}
+		part = a.receive(part)
 		if cb.OnMessagePart != nil {
 			cb.OnMessagePart(clonePart(part))
 			if ctx.Err() != nil {
@@ -123,11 +123,9 @@ func Generate(ctx context.Context, p Provider, req Request, cb Callbacks) (*Resu
 			cb.OnStreamEnd(&stats)
 		}
 	}
-	a.flush()
-
 	res := &Result{
 		ID:              stream.ID(),
-		Message:         a.msg,
+		Message:         a.finish(),
 		FinishReason:    stream.FinishReason(),
 		RawFinishReason: stream.RawFinishReason(),
 		TraceID:         stream.TraceID(),
@@ -147,97 +145,6 @@ func Generate(ctx context.Context, p Provider, req Request, cb Callbacks) (*Resu
 		}
 	}
 	return res, nil
-}
-
-// assembler merges streamed parts into a message (spec 01 §2.2 steps 6–9).
-type assembler struct {
-	msg      Message
-	pending  *StreamPart
-	indexMap map[int]int // stream index → position in msg.ToolCalls
-}
-
-func (a *assembler) add(part StreamPart) {
-	if part.Kind == KindToolCallPart && part.Indexed {
-		pendingHere := a.pending != nil && a.pending.Kind == KindToolCall &&
-			a.pending.Indexed && a.pending.Index == part.Index
-		if pos, ok := a.indexMap[part.Index]; ok && !pendingHere {
-			a.msg.ToolCalls[pos].Arguments += part.ArgumentsPart
-			return
-		}
-	}
-	if a.pending == nil {
-		p := part
-		a.pending = &p
-		return
-	}
-	if !merge(a.pending, part) {
-		a.flush()
-		p := part
-		a.pending = &p
-	}
-}
-
-func (a *assembler) flush() {
-	p := a.pending
-	a.pending = nil
-	if p == nil {
-		return
-	}
-	switch p.Kind {
-	case KindContent:
-		a.msg.Content = append(a.msg.Content, p.Content)
-	case KindToolCall:
-		a.msg.ToolCalls = append(a.msg.ToolCalls, p.ToolCall)
-		if p.Indexed {
-			if a.indexMap == nil {
-				a.indexMap = map[int]int{}
-			}
-			a.indexMap[p.Index] = len(a.msg.ToolCalls) - 1
-		}
-	}
-	// An orphan ToolCallPart is discarded.
-}
-
-// merge folds source into target when the merge table allows it (spec 01
-// §2.3) and reports whether it did.
-func merge(target *StreamPart, source StreamPart) bool {
-	switch target.Kind {
-	case KindContent:
-		if source.Kind != KindContent {
-			return false
-		}
-		t, s := &target.Content, source.Content
-		switch {
-		case t.Type == PartText && s.Type == PartText:
-			t.Text += s.Text
-			return true
-		case t.Type == PartThink && s.Type == PartThink && t.Encrypted == "":
-			t.Think += s.Think
-			if s.Encrypted != "" {
-				t.Encrypted = s.Encrypted
-			}
-			return true
-		}
-	case KindToolCall:
-		if source.Kind == KindToolCallPart {
-			target.ToolCall.Arguments += source.ArgumentsPart
-			return true
-		}
-	}
-	return false
-}
-
-// MergeParts folds a sequence of streamed parts into content and tool calls
-// with the same rules as Generate. It is exported for providers' tests and
-// for callers that replay recorded streams.
-func MergeParts(parts []StreamPart) Message {
-	var a assembler
-	a.msg.Role = RoleAssistant
-	for _, p := range parts {
-		a.add(p)
-	}
-	a.flush()
-	return a.msg
 }
 
 func clonePart(p StreamPart) StreamPart {

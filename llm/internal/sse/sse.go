@@ -44,6 +44,9 @@ type Decoder struct {
 	line []byte // spill buffer for lines longer than the bufio buffer
 	typ  string
 	n    int64 // bytes read so far
+	// last is the previous event type: streams repeat a handful of types,
+	// so an unchanged type costs no allocation.
+	last string
 }
 
 // NewDecoder returns a decoder reading r.
@@ -100,7 +103,10 @@ func (d *Decoder) Next() (Event, error) {
 			d.data = append(d.data, value...)
 			hasData = true
 		case "event":
-			d.typ = string(value)
+			if string(value) != d.last {
+				d.last = string(value)
+			}
+			d.typ = d.last
 		}
 		// id and retry are not used by either wire.
 	}
