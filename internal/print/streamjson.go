@@ -46,6 +46,10 @@ type (
 		Type     string       `json:"type"`
 		ID       string       `json:"id"`
 		Function functionLine `json:"function"`
+		// deltas collects streamed argument text until the call starts
+		// (then its arguments replace them) or the line is written.
+		deltas  strings.Builder
+		started bool
 	}
 	functionLine struct {
 		Name      string `json:"name"`
@@ -98,11 +102,14 @@ func (r *jsonRenderer) Publish(ev turn.Event) {
 		if e.Name != "" {
 			c.Function.Name = e.Name
 		}
-		c.Function.Arguments += e.ArgumentsPart
+		if !c.started {
+			c.deltas.WriteString(e.ArgumentsPart)
+		}
 	case turn.ToolCallStartedEvent:
 		c := r.call(e.ToolCallID)
 		c.Function.Name = e.Name
 		c.Function.Arguments = compactArgs(e.Args)
+		c.started, c.deltas = true, strings.Builder{}
 	case turn.ToolResultEvent:
 		r.flush()
 		r.line(toolLine{Role: "tool", ToolCallID: e.ToolCallID, Content: outputText(e)})
@@ -140,6 +147,11 @@ func (r *jsonRenderer) call(id string) *toolCallLine {
 func (r *jsonRenderer) flush() {
 	if r.text.Len() == 0 && len(r.calls) == 0 {
 		return
+	}
+	for _, c := range r.calls {
+		if !c.started {
+			c.Function.Arguments = c.deltas.String()
+		}
 	}
 	r.line(assistantLine{Role: "assistant", Content: r.text.String(), ToolCalls: r.calls})
 	r.discard()
