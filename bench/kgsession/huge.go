@@ -51,11 +51,11 @@ func huge(bin, tmp string, size int64, n int, reuse bool) error {
 	}
 	fmt.Printf("list the work dir's %d sessions (session.Store.Latest, in process), ms: %v\n", smallSessions+1, statsOf(latest))
 
-	base, err := serve(newFakeModel(nil))
+	base, err := serve(newFakeModel(wireOpenAI, 0, nil))
 	if err != nil {
 		return err
 	}
-	env := environment(tmp, home, base, 262144)
+	env := environment(tmp, home, base, wireOpenAI, 262144)
 	var export, resume, resumeCPU, rss []float64
 	for range n {
 		c, err := runChild(work, env, "n\n", bin, "export")

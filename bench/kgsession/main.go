@@ -13,7 +13,9 @@
 //   - -scenario soak runs one print-mode prompt of -steps tool round trips
 //     and samples the process's RSS and the records' size at fixed steps;
 //     -window gives the model a real context window, so the session
-//     compacts as it would in use (the default never compacts).
+//     compacts as it would in use (the default never compacts); -wire
+//     anthropic serves the Anthropic Messages wire instead of Chat
+//     Completions, and -lines sets how many lines each Read returns.
 //
 // bench/huge.sh and bench/soak.sh build kimigo and run it; see the
 // README's "Benchmark" section.
@@ -43,6 +45,8 @@ func run() error {
 	sizeMiB := flag.Int64("size", 500, "huge: size of the synthetic session in MiB")
 	steps := flag.Int("steps", 2000, "soak: tool round trips in the prompt")
 	window := flag.Int("window", 100_000_000, "soak: the model's context window in tokens (the default never compacts)")
+	wire := flag.String("wire", wireOpenAI, "soak: the fake model's wire, openai or anthropic")
+	lines := flag.Int("lines", 5, "soak: lines each Read asks for (1 to 1000; about 50 bytes each)")
 	keep := flag.String("keep", "", "keep the data root and work dir in this directory (it must not exist)")
 	reuse := flag.String("reuse", "", "huge: measure the session a -keep run left in this directory")
 	flag.Parse()
@@ -72,7 +76,10 @@ func run() error {
 	case "huge":
 		return huge(abs, tmp, *sizeMiB<<20, *runs, *reuse != "")
 	case "soak":
-		return soak(abs, tmp, *steps, *runs, *window)
+		if *wire != wireOpenAI && *wire != wireAnthropic {
+			return fmt.Errorf("-wire must be %s or %s, not %q", wireOpenAI, wireAnthropic, *wire)
+		}
+		return soak(abs, tmp, soakOptions{steps: *steps, runs: *runs, window: *window, wire: *wire, lines: *lines})
 	}
 	return fmt.Errorf("-scenario must be huge or soak, not %q", *scenario)
 }
@@ -88,10 +95,10 @@ func serve(f *fakeModel) (string, error) {
 }
 
 // environment is kimigo's environment: a data root, a home and the fake
-// model; maxContext is the model's context size.
-func environment(tmp, home, base string, maxContext int) []string {
+// model speaking wire; maxContext is the model's context size.
+func environment(tmp, home, base, wire string, maxContext int) []string {
 	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
-		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=openai",
+		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=" + wire,
 		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use",
 		fmt.Sprintf("KIMI_MODEL_MAX_CONTEXT_SIZE=%d", maxContext)}
 }

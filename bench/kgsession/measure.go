@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -59,4 +60,22 @@ func rssMiB(pid int) (float64, error) {
 		return 0, fmt.Errorf("ps -p %d: %q: %w", pid, out, err)
 	}
 	return kib / 1024, nil
+}
+
+// peakRSSMiB is the peak resident set size of a running process so far
+// (VmHWM, Linux); elsewhere it is current, the RSS ps reported.
+func peakRSSMiB(pid int, current float64) float64 {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return current
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kib float64
+			if _, err := fmt.Sscan(rest, &kib); err == nil {
+				return kib / 1024
+			}
+		}
+	}
+	return current
 }
