@@ -112,9 +112,16 @@ func TestToolDeclarationOnly(t *testing.T) {
 	}
 }
 
-func TestNormalizeToolCallIDs(t *testing.T) {
+func TestNormalizeToolCalls(t *testing.T) {
 	call := func(id string) llm.Message {
 		return llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "f"}}}
+	}
+	calls := func(ids ...string) llm.Message {
+		m := llm.Message{Role: llm.RoleAssistant}
+		for _, id := range ids {
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Name: "f"})
+		}
+		return m
 	}
 	result := func(id string) llm.Message { return llm.ToolMessage(id, llm.TextPart("r")) }
 	ids := func(ms []llm.Message) []string {
@@ -141,10 +148,16 @@ func TestNormalizeToolCallIDs(t *testing.T) {
 		{"long id cut to 64", []llm.Message{call(long), result(long)}, []string{long[:64], long[:64]}},
 		{"empty id named tool_call", []llm.Message{call("")}, []string{"tool_call"}},
 		{"unchanged history untouched", []llm.Message{call("ok-1"), result("ok-1")}, []string{"ok-1", "ok-1"}},
+		{"repeat within a message gets a fresh id, results pair in order",
+			[]llm.Message{calls("x", "x"), result("x"), result("x")}, []string{"x", "x_2", "x", "x_2"}},
+		{"repeat in a later message gets a fresh id", []llm.Message{call("x"), result("x"), call("x"), result("x")},
+			[]string{"x", "x", "x_2", "x_2"}},
+		{"fresh id skips taken ones", []llm.Message{calls("a:b", "a_b", "a:b"), result("a:b"), result("a_b"), result("a:b")},
+			[]string{"a_b_2", "a_b", "a_b_3", "a_b_2", "a_b", "a_b_3"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			orig := ids(tt.in)
-			got := llm.NormalizeToolCallIDs(tt.in)
+			got := llm.NormalizeToolCalls(tt.in)
 			if d := cmp.Diff(tt.want, ids(got)); d != "" {
 				t.Errorf("ids (-want +got):\n%s", d)
 			}
@@ -153,6 +166,13 @@ func TestNormalizeToolCallIDs(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a call without a name is sent as unnamed_tool", func(t *testing.T) {
+		in := []llm.Message{{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c", Name: ""}, {ID: "d", Name: "f"}}}}
+		got := llm.NormalizeToolCalls(in)
+		if got[0].ToolCalls[0].Name != llm.UnnamedTool || got[0].ToolCalls[1].Name != "f" || in[0].ToolCalls[0].Name != "" {
+			t.Errorf("names = %q, %q (input %q)", got[0].ToolCalls[0].Name, got[0].ToolCalls[1].Name, in[0].ToolCalls[0].Name)
+		}
+	})
 }
 
 func TestUsage(t *testing.T) {

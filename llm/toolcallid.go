@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -8,12 +9,23 @@ import (
 // maxToolCallID is the longest tool-call id any wire accepts.
 const maxToolCallID = 64
 
-// NormalizeToolCallIDs rewrites tool-call ids so that every id is made of
-// [A-Za-z0-9_-], at most 64 characters, and unique, while calls and results
-// stay paired (spec 01 §3.1.1). Ids that are already legal keep themselves;
-// others take their cleaned form, with _2, _3, … on a clash. Messages without
-// a changed id are returned as they are; msgs is never modified.
-func NormalizeToolCallIDs(msgs []Message) []Message {
+// UnnamedTool is the name a tool call without a name is sent under: every
+// wire requires one. Such a call is a provider quirk that the loop
+// answered with an error result (spec 01 §3.1.2, as amended).
+const UnnamedTool = "unnamed_tool"
+
+// NormalizeToolCalls rewrites the tool calls of a history so that every
+// wire accepts them (spec 01 §3.1.1): each id is made of [A-Za-z0-9_-], at
+// most 64 characters, and unique in the request, while calls and results
+// stay paired, and a call without a name is sent as UnnamedTool.
+//
+// Ids that are already legal keep themselves; others take their cleaned
+// form, with _2, _3, … on a clash. A call that repeats the id of an
+// earlier call (two calls of one response, or of two responses, with one
+// id) gets a fresh suffixed id, and the results that follow take the ids
+// of their calls in order. Messages without a change are returned as they
+// are; msgs is never modified.
+func NormalizeToolCalls(msgs []Message) []Message {
 	var order []string
 	seen := map[string]bool{}
 	note := func(id string) {
@@ -32,7 +44,6 @@ func NormalizeToolCallIDs(msgs []Message) []Message {
 	}
 	mapping := make(map[string]string, len(order))
 	taken := make(map[string]bool, len(order))
-	changed := false
 	for _, id := range order {
 		if id != "" && cleanToolCallID(id) == id {
 			mapping[id] = id
@@ -40,54 +51,86 @@ func NormalizeToolCallIDs(msgs []Message) []Message {
 		}
 	}
 	for _, id := range order {
-		if _, ok := mapping[id]; ok {
-			continue
+		if _, ok := mapping[id]; !ok {
+			mapping[id] = freshToolCallID(cleanToolCallID(id), taken)
 		}
-		base := cleanToolCallID(id)
-		if base == "" {
-			base = "tool_call"
-		}
-		cand := base
-		for n := 2; taken[cand]; n++ {
-			suffix := "_" + strconv.Itoa(n)
-			b := base
-			if len(b)+len(suffix) > maxToolCallID {
-				b = b[:maxToolCallID-len(suffix)]
-			}
-			cand = b + suffix
-		}
-		mapping[id] = cand
-		taken[cand] = true
-		changed = true
 	}
-	if !changed {
-		return msgs
-	}
-	out := make([]Message, len(msgs))
+
+	// Calls in order: a repeated id gets a fresh one. open holds, per id
+	// as sent by the model, the new ids of the latest assistant message's
+	// calls not yet answered, for the results that follow.
+	used := map[string]bool{}
+	open := map[string][]string{}
+	var out []Message
 	for i, m := range msgs {
-		out[i] = m
-		touched := m.ToolCallID != "" && mapping[m.ToolCallID] != m.ToolCallID
-		for _, tc := range m.ToolCalls {
-			if mapping[tc.ID] != tc.ID {
-				touched = true
+		var calls []ToolCall
+		if len(m.ToolCalls) > 0 {
+			clear(open)
+		}
+		for j, tc := range m.ToolCalls {
+			id := mapping[tc.ID]
+			if used[tc.ID] {
+				id = freshToolCallID(cleanToolCallID(tc.ID), taken)
+			}
+			used[tc.ID] = true
+			open[tc.ID] = append(open[tc.ID], id)
+			if id != tc.ID || tc.Name == "" {
+				if calls == nil {
+					calls = slices.Clone(m.ToolCalls)
+				}
+				calls[j].ID = id
+				if tc.Name == "" {
+					calls[j].Name = UnnamedTool
+				}
 			}
 		}
-		if !touched {
+		result := m.ToolCallID
+		if result != "" {
+			if q := open[result]; len(q) > 0 {
+				result, open[m.ToolCallID] = q[0], q[1:]
+			} else {
+				result = mapping[result]
+			}
+		}
+		if calls == nil && result == m.ToolCallID {
+			if out != nil {
+				out[i] = m
+			}
 			continue
 		}
-		if m.ToolCallID != "" {
-			out[i].ToolCallID = mapping[m.ToolCallID]
+		if out == nil {
+			out = make([]Message, len(msgs))
+			copy(out, msgs[:i])
 		}
-		if len(m.ToolCalls) > 0 {
-			calls := make([]ToolCall, len(m.ToolCalls))
-			for j, tc := range m.ToolCalls {
-				tc.ID = mapping[tc.ID]
-				calls[j] = tc
-			}
+		out[i] = m
+		out[i].ToolCallID = result
+		if calls != nil {
 			out[i].ToolCalls = calls
 		}
 	}
+	if out == nil {
+		return msgs
+	}
 	return out
+}
+
+// freshToolCallID returns base (tool_call when empty) or, when that is
+// taken, base_2, base_3, … cut to 64 characters, and reserves it.
+func freshToolCallID(base string, taken map[string]bool) string {
+	if base == "" {
+		base = "tool_call"
+	}
+	cand := base
+	for n := 2; taken[cand]; n++ {
+		suffix := "_" + strconv.Itoa(n)
+		b := base
+		if len(b)+len(suffix) > maxToolCallID {
+			b = b[:maxToolCallID-len(suffix)]
+		}
+		cand = b + suffix
+	}
+	taken[cand] = true
+	return cand
 }
 
 // cleanToolCallID replaces characters outside [A-Za-z0-9_-] with _ and cuts

@@ -126,7 +126,7 @@ func convertMessages(model string, history []llm.Message) ([]wireMessage, error)
 			kept = append(kept, m)
 		}
 	}
-	kept = llm.NormalizeToolCallIDs(kept)
+	kept = llm.NormalizeToolCalls(kept)
 	keepUnsigned := canKeepUnsignedThinking(model)
 	out := make([]wireMessage, 0, len(kept))
 	for i, m := range kept {

@@ -43,7 +43,7 @@ type encoder struct {
 // response_format, tools, stream_options.
 func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
 	e := &encoder{kimi: p.flavour == Kimi, reasoningKey: p.dialect.outbound()}
-	msgs := llm.NormalizeToolCallIDs(req.Messages)
+	msgs := llm.NormalizeToolCalls(req.Messages)
 	var wire []wireMessage
 	var err error
 	if e.kimi {
