@@ -136,6 +136,9 @@ func (s *stream) Next() (llm.StreamPart, error) {
 		case s.err != nil:
 			return llm.StreamPart{}, s.err
 		case s.done:
+			if s.queue = s.calls.finish(s.queue); len(s.queue) > 0 {
+				continue
+			}
 			return llm.StreamPart{}, io.EOF
 		case s.closed:
 			s.err = &llm.Error{Kind: llm.KindGeneric, TraceID: s.cfg.traceID,

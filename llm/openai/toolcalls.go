@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kimigo/kimigo/llm"
@@ -21,7 +23,10 @@ type functionDelta struct {
 // callBuffer turns streamed tool-call deltas into stream parts (spec 01
 // §3.1.2). Some servers stream argument text for an index before its name
 // arrives; that text is held back and put into the call header once the
-// name is known. An index that never gets a name is dropped at the end.
+// name is known. An index that never gets a name but has an id or
+// arguments becomes a call without a name at the end of the stream (finish),
+// which the loop answers with an error result; the spec drops it, and a
+// response whose only call it was then looked empty and was retried.
 type callBuffer struct {
 	byIndex map[int]*bufferedCall
 }
@@ -88,4 +93,25 @@ func (b *callBuffer) add(d *toolCallDelta, out []llm.StreamPart) []llm.StreamPar
 	c.emitted = true
 	return append(out, llm.StreamPart{Kind: llm.KindToolCall, Index: idx, Indexed: true,
 		ToolCall: llm.ToolCall{ID: id, Name: f.Name, Arguments: args}})
+}
+
+// finish appends, in index order, a call without a name for every index
+// whose name never arrived but that has an id or arguments. It is called
+// once the stream ended; a second call appends nothing.
+func (b *callBuffer) finish(out []llm.StreamPart) []llm.StreamPart {
+	for _, idx := range slices.Sorted(maps.Keys(b.byIndex)) {
+		c := b.byIndex[idx]
+		if c.emitted || (c.id == "" && c.args.Len() == 0) {
+			continue
+		}
+		c.emitted = true
+		id := c.id
+		if id == "" {
+			id = newCallID()
+		}
+		out = append(out, llm.StreamPart{Kind: llm.KindToolCall, Index: idx, Indexed: true,
+			ToolCall: llm.ToolCall{ID: id, Arguments: c.args.String()}})
+		c.args = strings.Builder{}
+	}
+	return out
 }
