@@ -147,9 +147,9 @@ func (b *batch) schedule(c *prepCall, exec Execution) *pending {
 // could run: no hook runs and nothing executes.
 func (t *turn) recordUnexecuted(s *stepState, calls []llm.ToolCall) error {
 	for _, c := range calls {
-		args, ok := parseArgs(c.Arguments)
+		args, problem := parseArgs(c.Arguments)
 		raw := ""
-		if !ok {
+		if problem != "" {
 			raw = c.Arguments
 		}
 		trace := s.trace.TraceID()

@@ -40,8 +40,11 @@
 //     one turn.interrupted is published for a failed or aborted turn and
 //     none for a normal one (turn_test.go S-L1, S-L21, S-L22).
 //   - Recorded tool.call args are valid JSON with the model's key order; {}
-//     plus rawArgs when the model's text did not parse (toolcall_test.go
-//     S-L3, fuzz_test.go FuzzToolArgs).
+//     plus rawArgs when the model's text did not parse, and then the call
+//     is answered with the parse problem, never run (toolcall_test.go
+//     S-L3, fuzz_test.go FuzzToolArgs). A call without a tool name is
+//     answered with an error result (toolcall_test.go
+//     TestToolCallWithoutName).
 //   - Tool arguments are rejected with the messages of spec 01 §4.10.3,
 //     sorted by instance path (validate_test.go).
 //   - A panicking tool or a broken live sink never takes the turn down

@@ -128,7 +128,9 @@ func TestStreamCutLoopSide(t *testing.T) {
 		if ends := looptest.RecordedOfType[loop.StepEndEvent](h.rec); ends[0].FinishReason != loop.StopToolUse {
 			t.Errorf("step 1 stop = %s, want tool_use", ends[0].FinishReason)
 		}
-		h.wantResults(errResult(`Invalid args for tool "echo": must have required property 'text'`))
+		h.wantResults(errResult(`Invalid args for tool "echo": the arguments are not valid JSON: they end early, ` +
+			`after 4 bytes (ending "{\"te"); the text may have been cut off. Send the call again with the arguments ` +
+			`as one JSON object.`))
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kimigo/kimigo/llm"
@@ -25,39 +26,93 @@ type callPlan struct {
 }
 
 // parseArgs returns the model's arguments as compact JSON in the model's
-// key order, and false when they are not valid UTF-8 JSON; then the
-// arguments are {}. No repair is attempted.
-func parseArgs(raw string) (json.RawMessage, bool) {
+// key order. When they are not valid UTF-8 JSON the arguments are {} and
+// problem says what is wrong, for the model; no repair is attempted.
+func parseArgs(raw string) (args json.RawMessage, problem string) {
 	if raw == "" {
-		return json.RawMessage(`{}`), true
+		return json.RawMessage(`{}`), ""
 	}
 	b := []byte(raw)
-	if !utf8.Valid(b) || !json.Valid(b) {
-		return json.RawMessage(`{}`), false
+	if !utf8.Valid(b) {
+		at := 0
+		for at < len(b) {
+			r, size := utf8.DecodeRune(b[at:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			at += size
+		}
+		return json.RawMessage(`{}`), fmt.Sprintf("the arguments are not valid UTF-8 (byte %d of %d)", at, len(b))
+	}
+	if !json.Valid(b) {
+		return json.RawMessage(`{}`), jsonProblem(b)
 	}
 	var out bytes.Buffer
 	out.Grow(len(b))
 	_ = json.Compact(&out, b) // b is valid JSON, so Compact cannot fail
-	return out.Bytes(), true
+	return out.Bytes(), ""
+}
+
+// jsonProblem words why b does not parse: the parser's complaint, where,
+// and the text around that place.
+func jsonProblem(b []byte) string {
+	err := json.Unmarshal(b, new(json.RawMessage))
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) {
+		return fmt.Sprintf("the arguments are not valid JSON: %v", err)
+	}
+	at := min(max(int(syn.Offset)-1, 0), len(b))
+	if syn.Offset >= int64(len(b)) && strings.Contains(syn.Error(), "unexpected end") {
+		return fmt.Sprintf("the arguments are not valid JSON: they end early, after %d bytes (ending %q); "+
+			"the text may have been cut off", len(b), excerpt(b, len(b)))
+	}
+	return fmt.Sprintf("the arguments are not valid JSON: %s at byte %d of %d, near %q", syn.Error(), at, len(b),
+		excerpt(b, at))
+}
+
+// excerpt is up to 40 bytes of b ending a little after at, on rune
+// boundaries.
+func excerpt(b []byte, at int) string {
+	lo, hi := max(at-30, 0), min(at+10, len(b))
+	for lo > 0 && !utf8.RuneStart(b[lo]) {
+		lo--
+	}
+	for hi < len(b) && !utf8.RuneStart(b[hi]) {
+		hi++
+	}
+	return string(b[lo:hi])
 }
 
 // preflight classifies every call before any hook runs or any event is
-// dispatched: unknown tools and schema violations are rejected here, so a
-// malformed argument text reaches the model as a validation error.
+// dispatched: calls without a name, unknown tools, arguments that do not
+// parse and schema violations are rejected here. Arguments that do not
+// parse reach the model as the parse problem, not as the schema errors of
+// {} (ERRATA 4; spec 01 §4.10.2 amended).
 func (t *turn) preflight(s *stepState, calls []llm.ToolCall) []callPlan {
 	plans := make([]callPlan, len(calls))
 	for i, c := range calls {
 		p := &plans[i]
 		p.call = c
-		var ok bool
-		if p.args, ok = parseArgs(c.Arguments); !ok {
+		var problem string
+		if p.args, problem = parseArgs(c.Arguments); problem != "" {
 			p.rawArgs = c.Arguments
 			t.log.Debug("tool arguments are not valid JSON", "tool", c.Name, "call_id", c.ID,
-				"raw_len", len(c.Arguments))
+				"raw_len", len(c.Arguments), "problem", problem)
+		}
+		if c.Name == "" {
+			r := ErrorResult(noNameText)
+			p.reject = &r
+			continue
 		}
 		tool, def, found := s.lookup(c.Name)
 		if !found {
 			r := ErrorResult(t.missingTool(c.Name))
+			p.reject = &r
+			continue
+		}
+		if problem != "" {
+			r := ErrorResult(fmt.Sprintf("Invalid args for tool %q: %s. Send the call again with the arguments "+
+				"as one JSON object.", c.Name, problem))
 			p.reject = &r
 			continue
 		}
@@ -71,6 +126,10 @@ func (t *turn) preflight(s *stepState, calls []llm.ToolCall) []callPlan {
 	}
 	return plans
 }
+
+// noNameText answers a tool call that came without a tool name (a
+// provider quirk; the call is sent back as llm.UnnamedTool).
+const noNameText = "The tool call had no tool name, so nothing ran. Call the tool again by its name."
 
 func (t *turn) missingTool(name string) string {
 	if f := t.in.DescribeMissingTool; f != nil {

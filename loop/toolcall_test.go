@@ -16,28 +16,72 @@ import (
 	"github.com/kimigo/kimigo/loop/looptest"
 )
 
+// TestSL3MalformedToolArguments: arguments that do not parse are kept
+// as given for the record (args {} plus rawArgs) and reach the model as
+// the parse problem, naming where it is, never as the schema errors of {}
+// (ERRATA 4, issue 13 item 6), and the tool does not run even when {}
+// would pass its schema.
 func TestSL3MalformedToolArguments(t *testing.T) {
-	for _, raw := range []string{`{"text":"hi",}`, `{}{`} {
-		t.Run(raw, func(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{`{"text":"hi",}`, `Invalid args for tool "echo": the arguments are not valid JSON: invalid character '}' ` +
+			`looking for beginning of object key string at byte 13 of 14, near "{\"text\":\"hi\",}". ` +
+			`Send the call again with the arguments as one JSON object.`},
+		{`{}{`, `Invalid args for tool "echo": the arguments are not valid JSON: invalid character '{' after ` +
+			`top-level value at byte 2 of 3, near "{}{". Send the call again with the arguments as one JSON object.`},
+		{`{"text":"a long text that the stream cut`, `Invalid args for tool "echo": the arguments are not valid ` +
+			`JSON: they end early, after 40 bytes (ending " long text that the stream cut"); the text may ` +
+			`have been cut off. Send the call again with the arguments as one JSON object.`},
+		{"{\"text\":\"\xff\"}", `Invalid args for tool "echo": the arguments are not valid UTF-8 (byte 9 of 12). ` +
+			`Send the call again with the arguments as one JSON object.`},
+	} {
+		t.Run(tt.raw, func(t *testing.T) {
 			echo := looptest.Echo()
-			h := newHarness(t, looptest.Calls(looptest.Call("c1", "echo", raw)), looptest.Text("done")).tools(echo)
+			h := newHarness(t, looptest.Calls(looptest.Call("c1", "echo", tt.raw)), looptest.Text("done")).tools(echo)
 			res := h.mustRun(t.Context())
 
 			if n := len(echo.Executions()); n != 0 {
 				t.Errorf("echo ran %d times", n)
 			}
 			c := h.toolCalls()[0]
-			if string(c.Args) != `{}` || c.RawArgs != raw {
+			if string(c.Args) != `{}` || c.RawArgs != tt.raw {
 				t.Errorf("tool.call args %s rawArgs %q; want {} and the raw text", c.Args, c.RawArgs)
 			}
-			h.wantResults(errResult(`Invalid args for tool "echo": must have required property 'text'`))
+			h.wantResults(errResult(tt.want))
 			if res.StopReason != loop.StopEndTurn || res.Steps != 2 {
 				t.Errorf("result = %+v", res)
 			}
-			if got := mustJSON(t, c); !strings.Contains(got, `"args":{},"rawArgs":`+mustJSON(t, raw)) {
+			if got := mustJSON(t, c); !strings.Contains(got, `"args":{},"rawArgs":`+mustJSON(t, tt.raw)) {
 				t.Errorf("tool.call JSON %s", got)
 			}
 		})
+	}
+	t.Run("a tool whose schema {} passes does not run either", func(t *testing.T) {
+		tool := &looptest.Tool{Name: "t"}
+		h := newHarness(t, looptest.Calls(looptest.Call("c1", "t", `{"a":`)), looptest.Text("done")).tools(tool)
+		h.mustRun(t.Context())
+		if n := len(tool.Executions()); n != 0 {
+			t.Errorf("the tool ran %d times with arguments that do not parse", n)
+		}
+	})
+}
+
+// TestToolCallWithoutName: a call that came without a tool name (a
+// provider quirk) is answered with an error result that says so, and the
+// turn goes on.
+func TestToolCallWithoutName(t *testing.T) {
+	echo := looptest.Echo()
+	h := newHarness(t, looptest.Calls(looptest.Call("c1", "", `{"text":"x"}`), looptest.Call("c2", "echo", `{"text":"y"}`)),
+		looptest.Text("done")).tools(echo)
+	res := h.mustRun(t.Context())
+	if n := len(echo.Executions()); n != 1 {
+		t.Errorf("echo ran %d times; want once, for the named call", n)
+	}
+	r := h.results()[0].Result
+	if !r.IsError || !strings.Contains(r.Output.Text(), "had no tool name") {
+		t.Errorf("result of the nameless call = %+v", r)
+	}
+	if res.StopReason != loop.StopEndTurn || res.Steps != 2 {
+		t.Errorf("result = %+v", res)
 	}
 }
 

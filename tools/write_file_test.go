@@ -13,13 +13,21 @@ import (
 	"github.com/kimigo/kimigo/tools"
 )
 
+// TestS2MissingArgumentOrBrokenJSON: missing arguments get both schema
+// errors; arguments that do not parse get the parse problem (issue 13
+// item 6 supersedes the scenario's "validation runs against {}"). Neither
+// writes anything.
 func TestS2MissingArgumentOrBrokenJSON(t *testing.T) {
 	w := newWorkspace(t)
-	got := runTurn(t, []loop.ExecutableTool{tools.NewWriteFile(w.base)}, looptest.Call("c1", "Write", `{"path":`))
+	got := runTurn(t, []loop.ExecutableTool{tools.NewWriteFile(w.base)}, looptest.Call("c1", "Write", `{}`))
 	msg := text(got[0])
 	if !got[0].IsError || !strings.Contains(msg, "must have required property 'path'; must have required property 'content'") &&
 		!strings.Contains(msg, "must have required property 'content'; must have required property 'path'") {
 		t.Errorf("result = %q; want both required properties joined by '; '", msg)
+	}
+	got = runTurn(t, []loop.ExecutableTool{tools.NewWriteFile(w.base)}, looptest.Call("c1", "Write", `{"path":`))
+	if msg := text(got[0]); !got[0].IsError || !strings.Contains(msg, "not valid JSON: they end early") {
+		t.Errorf("result = %q; want the parse problem", msg)
 	}
 	if entries, _ := os.ReadDir(w.dir); len(entries) != 0 {
 		t.Errorf("a rejected Write created %d entries", len(entries))
