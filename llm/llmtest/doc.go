@@ -5,7 +5,9 @@
 // reject what the real services reject, with the real statuses and error
 // bodies. Replies can inject the faults real networks produce: error
 // statuses with Retry-After, resets and torn events mid-stream, malformed
-// chunks, streams without a finish reason, slow first bytes.
+// chunks, streams without a finish reason, slow first bytes; and the
+// quirks of real answers (quirks.go): repeated tool-call ids, a call
+// without a tool name.
 //
 // Replies are built on llm/scripted's Response, so the same script drives
 // a scripted provider and a wire-level fake.
