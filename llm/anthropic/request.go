@@ -10,8 +10,14 @@ import (
 // requestBody is the Messages request. Field order is the wire order, and
 // optional keys are absent rather than empty.
 type requestBody struct {
-	Model             string             `json:"model"`
-	Messages          []wireMessage      `json:"messages"`
+	Model    string        `json:"model"`
+	Messages []wireMessage `json:"messages"`
+	requestOptions
+}
+
+// requestOptions are the fields after the messages. encoding/json promotes
+// them into the body; encodeBody writes them in one piece.
+type requestOptions struct {
 	MaxTokens         int                `json:"max_tokens"`
 	Temperature       *float64           `json:"temperature,omitempty"`
 	TopK              *int               `json:"top_k,omitempty"`
@@ -84,12 +90,57 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // readable and the bytes match what other clients send.
 func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := appendJSON(&buf, v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return buf.Bytes(), nil
+}
+
+// appendJSON writes v to buf as encodeJSON does.
+func appendJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the newline Encode adds
+	return nil
+}
+
+// encodeBody marshals the request as encodeJSON(b) would, one message at
+// a time. encoding/json keeps the buffer of every Encode in a pool for the
+// next one, and a whole conversation in one Encode left a buffer the size
+// of the request in that pool after every request: a long session on this
+// wire held several of them, about three times the live heap of the Chat
+// Completions wire (issue 13 item 8). The pooled buffers are now as large
+// as one message.
+func encodeBody(b *requestBody) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"model":`)
+	if err := appendJSON(&buf, b.Model); err != nil {
+		return nil, err
+	}
+	buf.WriteString(`,"messages":`)
+	if b.Messages == nil {
+		buf.WriteString("null")
+	} else {
+		buf.WriteByte('[')
+		for i := range b.Messages {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := appendJSON(&buf, &b.Messages[i]); err != nil {
+				return nil, err
+			}
+		}
+		buf.WriteByte(']')
+	}
+	opts := buf.Len()
+	if err := appendJSON(&buf, &b.requestOptions); err != nil {
+		return nil, err
+	}
+	buf.Bytes()[opts] = ',' // the options object's "{" continues the body
+	return buf.Bytes(), nil
 }
 
 // buildBody turns one request into the wire body. Every failure is an
@@ -99,16 +150,14 @@ func (p *Provider) buildBody(req *llm.Request) (*requestBody, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &requestBody{
-		Model:       p.model,
-		Messages:    msgs,
+	b := &requestBody{Model: p.model, Messages: msgs, requestOptions: requestOptions{
 		MaxTokens:   p.maxTokens,
 		Temperature: p.temperature,
 		TopK:        p.topK,
 		TopP:        p.topP,
 		Thinking:    p.thinking,
 		Stream:      true,
-	}
+	}}
 	if p.effort != "" {
 		b.OutputConfig = &outputConfig{Effort: p.effort}
 	}
