@@ -169,6 +169,7 @@ type Server struct {
 	lenient  bool                 // guarded by mu
 	respond  func(*Request) Reply // guarded by mu
 	client   *http.Client         // guarded by mu; made by Client
+	forget   bool                 // guarded by mu
 }
 
 func newServer(t testing.TB, d dialect, replies []Reply, inMemory bool) *Server {
@@ -212,6 +213,17 @@ func (s *Server) Lenient() *Server {
 	return s
 }
 
+// DropBodies makes the server forget each request's body once it has been
+// answered (Request.Body becomes nil), for long sessions whose requests
+// would otherwise stay in memory all at once, such as tests that measure
+// the client's memory.
+func (s *Server) DropBodies() *Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.forget = true
+	return s
+}
+
 // Requests returns every request received so far, accepted or rejected.
 func (s *Server) Requests() []*Request {
 	s.mu.Lock()
@@ -245,6 +257,13 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.requests = append(s.requests, req)
 	lenient := s.lenient
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.forget {
+			req.Body = nil
+		}
+		s.mu.Unlock()
+	}()
 
 	if hr.Method != http.MethodPost || hr.URL.Path != s.d.path() {
 		s.reject(w, req, http.StatusNotFound, fmt.Sprintf("no route for %s %s", hr.Method, hr.URL.Path))
