@@ -283,7 +283,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request) (llm.Stream, 
 	if err != nil {
 		return nil, err
 	}
-	data, err := encodeBody(body)
+	data, err := encodeBody(body, llm.BodySizeHint(req))
 	if err != nil {
 		return nil, invalidRequestf("anthropic: encode request: %v", err)
 	}

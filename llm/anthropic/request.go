@@ -114,8 +114,12 @@ func appendJSON(buf *bytes.Buffer, v any) error {
 // wire held several of them, about three times the live heap of the Chat
 // Completions wire (issue 13 item 8). The pooled buffers are now as large
 // as one message.
-func encodeBody(b *requestBody) ([]byte, error) {
+//
+// sizeHint, when positive, is what the buffer is allocated with
+// (llm.BodySizeHint).
+func encodeBody(b *requestBody, sizeHint int) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(sizeHint)
 	buf.WriteString(`{"model":`)
 	if err := appendJSON(&buf, b.Model); err != nil {
 		return nil, err

@@ -61,6 +61,7 @@ func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
 	overridden := func(k string) bool { _, ok := extra[k]; return ok }
 
 	w := newWriter()
+	w.buf.Grow(llm.BodySizeHint(req))
 	w.beginObject()
 	w.strField("model", p.model)
 	w.key("messages")
