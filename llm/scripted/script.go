@@ -111,8 +111,12 @@ func ParseScript(data []byte) ([]Response, error) {
 	n := 0
 	for i, r := range f.Responses {
 		var parts []llm.StreamPart
-		parts = append(parts, textDeltas(llm.PartThink, r.Thinking)...)
-		parts = append(parts, textDeltas(llm.PartText, r.Text)...)
+		if r.Thinking != "" {
+			parts = append(parts, llm.ContentStreamPart(llm.ThinkPart(r.Thinking, "")))
+		}
+		if r.Text != "" {
+			parts = append(parts, llm.ContentStreamPart(llm.TextPart(r.Text)))
+		}
 		for j, c := range r.ToolCalls {
 			if c.Name == "" {
 				return nil, fmt.Errorf("parse script: responses[%d].tool_calls[%d].name is empty", i, j)
@@ -126,15 +130,21 @@ func ParseScript(data []byte) ([]Response, error) {
 				args = buf.String()
 			}
 			n++
-			parts = append(parts, CallParts(j, Call{ID: "offline_" + strconv.Itoa(n), Name: c.Name, Arguments: args})...)
+			parts = append(parts, llm.StreamPart{Kind: llm.KindToolCall, Index: j, Indexed: true,
+				ToolCall: llm.ToolCall{ID: "offline_" + strconv.Itoa(n), Name: c.Name}},
+				llm.StreamPart{Kind: llm.KindToolCallPart, Index: j, Indexed: true, ArgumentsPart: args})
 		}
 		if len(parts) == 0 {
 			return nil, fmt.Errorf("parse script: responses[%d] has no thinking, text or tool_calls", i)
 		}
-		out = append(out, Response{Parts: parts})
+		out = append(out, Response{Parts: parts, Split: scriptSplit})
 	}
 	return out, nil
 }
+
+// scriptSplit is the piece size a script's answers stream in: a script
+// holds one part per text and call, and its answers stream in pieces.
+const scriptSplit = 16
 
 // Demo is the offline model's answer when no script is given: list the
 // working directory with Glob, then explain what it is.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/kimigo/kimigo/llm"
 )
@@ -27,6 +28,11 @@ type Response struct {
 	// StreamErr, when set, is returned by Next after ErrAfter parts.
 	StreamErr error
 	ErrAfter  int
+	// Split, when positive, streams the text, thinking and arguments of
+	// each part in pieces of at most Split bytes (cut between UTF-8
+	// sequences), as services stream them, while the script holds one part
+	// each: a long script costs its own size, not a part per piece.
+	Split int
 	// Finish and RawFinish are reported after the stream; an empty Finish
 	// with tool calls in Parts reports tool_calls, otherwise completed.
 	// Set NoFinish to report none at all.
@@ -169,6 +175,7 @@ type stream struct {
 	ctx    context.Context
 	r      Response
 	i      int
+	off    int // bytes of part i already streamed, when r.Split is set
 	closed bool
 }
 
@@ -186,8 +193,66 @@ func (s *stream) Next() (llm.StreamPart, error) {
 		return llm.StreamPart{}, io.EOF
 	}
 	p := s.r.Parts[s.i]
+	if s.r.Split > 0 {
+		var more bool
+		if p, more = s.piece(p); more {
+			return p, nil
+		}
+	}
 	s.i++
+	s.off = 0
 	return p, nil
+}
+
+// piece returns the next piece of p when p is longer than r.Split, and
+// whether p goes on after it; the last piece is p itself, shortened.
+func (s *stream) piece(p llm.StreamPart) (llm.StreamPart, bool) {
+	text := partText(&p)
+	if text == nil || len(*text)-s.off <= s.r.Split {
+		if text != nil {
+			*text = (*text)[s.off:]
+		}
+		if s.off > 0 && p.Kind == llm.KindToolCall {
+			p = llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: *text, Index: p.Index, Indexed: p.Indexed}
+		}
+		return p, false
+	}
+	cut := s.off + s.r.Split
+	for cut > s.off && !utf8.RuneStart((*text)[cut]) {
+		cut--
+	}
+	if cut == s.off {
+		cut = s.off + s.r.Split
+	}
+	chunk := (*text)[s.off:cut]
+	first := s.off == 0
+	s.off = cut
+	switch {
+	case p.Kind == llm.KindToolCall && !first:
+		return llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: chunk, Index: p.Index, Indexed: p.Indexed}, true
+	case p.Kind == llm.KindContent:
+		p.Content.Encrypted = "" // a signature comes with the last piece
+	}
+	*text = chunk
+	return p, true
+}
+
+// partText points at the text a part streams, or is nil for parts
+// without one (media).
+func partText(p *llm.StreamPart) *string {
+	switch p.Kind {
+	case llm.KindToolCall:
+		return &p.ToolCall.Arguments
+	case llm.KindToolCallPart:
+		return &p.ArgumentsPart
+	}
+	switch p.Content.Type {
+	case llm.PartText:
+		return &p.Content.Text
+	case llm.PartThink:
+		return &p.Content.Think
+	}
+	return nil
 }
 
 func (s *stream) Close() error { s.closed = true; return nil }

@@ -3,6 +3,7 @@ package scripted_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -84,5 +85,48 @@ func TestWithCopiesShareTheScript(t *testing.T) {
 	run(t, c)
 	if p.Remaining() != 1 {
 		t.Errorf("copy did not consume the shared script: remaining %d", p.Remaining())
+	}
+}
+
+// TestSplitStreamsInPieces: a response with Split streams long parts in
+// pieces of at most Split bytes, never inside a UTF-8 sequence, a
+// signature with the last piece of its thinking, a call's arguments after
+// its header; and the assembled answer is the unsplit one.
+func TestSplitStreamsInPieces(t *testing.T) {
+	parts := []llm.StreamPart{
+		llm.ContentStreamPart(llm.ThinkPart("thinking about héllo wörld for a while", "sig")),
+		llm.ContentStreamPart(llm.TextPart("短い文章ですが十六バイトより長い")),
+		llm.ContentStreamPart(llm.ImagePart("https://example.com/a.png")),
+		{Kind: llm.KindToolCall, Index: 0, Indexed: true,
+			ToolCall: llm.ToolCall{ID: "c1", Name: "Write", Arguments: `{"path":"a.txt","content":"0123456789abcdef"}`}},
+		{Kind: llm.KindToolCall, Index: 1, Indexed: true, ToolCall: llm.ToolCall{ID: "c2", Name: "Read"}},
+		{Kind: llm.KindToolCallPart, Index: 1, Indexed: true, ArgumentsPart: `{"path":"a long path/to/a.txt"}`},
+	}
+	var pieces []llm.StreamPart
+	p := scripted.New(scripted.Options{Responses: []scripted.Response{{Parts: parts, Split: 8}}})
+	res, err := llm.Generate(t.Context(), p, llm.Request{}, llm.Callbacks{OnMessagePart: func(sp llm.StreamPart) {
+		pieces = append(pieces, sp)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(llm.MergeParts(parts), res.Message); d != "" {
+		t.Errorf("assembled answer (-unsplit +split):\n%s", d)
+	}
+	sigs := 0
+	for i, sp := range pieces {
+		text := sp.Content.Text + sp.Content.Think + sp.ToolCall.Arguments + sp.ArgumentsPart
+		if len(text) > 8 || !utf8.ValidString(text) {
+			t.Errorf("piece %d is %q", i, text)
+		}
+		if sp.Content.Encrypted != "" {
+			sigs++
+			if next := pieces[i+1]; next.Content.Type == llm.PartThink {
+				t.Errorf("the signature came before the last thinking piece")
+			}
+		}
+	}
+	if sigs != 1 || len(pieces) < 20 {
+		t.Errorf("%d pieces, %d with the signature", len(pieces), sigs)
 	}
 }
