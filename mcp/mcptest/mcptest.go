@@ -55,6 +55,9 @@ type Spec struct {
 	// files exist — servers started one after another would wait forever.
 	Barrier      string `json:"barrier,omitempty"`
 	BarrierCount int    `json:"barrierCount,omitempty"`
+	// StartDelay makes the server slow to start: it waits this long
+	// before it reads anything.
+	StartDelay time.Duration `json:"startDelay,omitempty"`
 	// Name is the server's name in files it writes.
 	Name string `json:"name,omitempty"`
 }
@@ -135,6 +138,9 @@ func (s Spec) serveStdio() int {
 	}
 	if s.ExitAtStart {
 		return 1
+	}
+	if s.StartDelay > 0 {
+		time.Sleep(s.StartDelay) // the slow start is the behaviour under test
 	}
 	if s.StdoutNoise {
 		fmt.Fprintln(os.Stdout, "starting up, this line is not JSON")
