@@ -233,7 +233,7 @@ func TestTurnS11UserPromptSubmitBlocks(t *testing.T) {
 	}
 	hist := agentOf(h).History()
 	last := hist[len(hist)-1]
-	if last.Role != llm.RoleAssistant || llm.ExtractText(last.Message, "") != "nope" ||
+	if last.Role != llm.RoleAssistant || llm.ExtractText(last.Message, "") != "<hook_result hook_event=\"UserPromptSubmit\">\nnope\n</hook_result>" ||
 		!last.Origin.Is(history.OriginHookResult) || !last.Origin.Blocked {
 		t.Errorf("last message = %+v (origin %+v)", last, last.Origin)
 	}

@@ -288,7 +288,7 @@ func (f *TurnFlow) userPromptHook(ctx context.Context, turnID int, input []llm.C
 	}
 	if b := firstBlock(results); b != nil {
 		text := firstNonEmpty(b.Message, b.Reason, reasonPromptHook)
-		m := history.Message{Message: llm.AssistantMessage(text),
+		m := history.Message{Message: llm.AssistantMessage(hookResultBlock(HookUserPromptSubmit, text)),
 			Origin: &history.Origin{Kind: history.OriginHookResult, Event: string(HookUserPromptSubmit), Blocked: true}}
 		if err := f.appendMessage(ctx, m); err != nil {
 			return false, err
@@ -308,8 +308,8 @@ func (f *TurnFlow) userPromptHook(ctx context.Context, turnID int, input []llm.C
 	if len(texts) == 0 {
 		return false, nil
 	}
-	text := strings.Join(texts, "\n")
-	m := history.Message{Message: llm.UserMessage(text),
+	text := strings.Join(texts, "\n\n")
+	m := history.Message{Message: llm.UserMessage(hookResultBlocks(HookUserPromptSubmit, texts)),
 		Origin: &history.Origin{Kind: history.OriginHookResult, Event: string(HookUserPromptSubmit)}}
 	if err := f.appendMessage(ctx, m); err != nil {
 		return false, err
