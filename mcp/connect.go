@@ -34,6 +34,11 @@ type connection struct {
 	closeOnce    sync.Once
 	progress     sync.Map // progress token → func(loop.ProgressUpdate)
 
+	// settled is closed once watch has dealt with the end of the session:
+	// a call that failed because the server went away waits for it, so the
+	// server's status and tools are up to date when its result returns.
+	settled chan struct{}
+
 	// endLife ends the context the transport was connected with (the SSE
 	// transport keeps its event stream on it).
 	endLife context.CancelCauseFunc
@@ -166,7 +171,7 @@ func (m *Manager) dial(cfg Server, timeout time.Duration) (*connection, []*Tool,
 	ctx, endLife := context.WithCancelCause(m.root)
 	timer := time.AfterFunc(timeout, func() { endLife(errStartupTimeout) })
 	defer timer.Stop()
-	conn := &connection{name: cfg.Name, endLife: endLife}
+	conn := &connection{name: cfg.Name, endLife: endLife, settled: make(chan struct{})}
 	fail := func(err error) (*connection, []*Tool, []string, error) {
 		conn.close()
 		if errors.Is(context.Cause(ctx), errStartupTimeout) {
@@ -276,6 +281,7 @@ func inputSchema(t *sdk.Tool) (json.RawMessage, error) {
 // the transport's last error and the stderr tail.
 func (m *Manager) watch(srv *server, attempt int, conn *connection) {
 	defer m.wg.Done()
+	defer close(conn.settled)
 	ended := make(chan error, 1)
 	go func() { ended <- conn.cs.Wait() }() // ends when the session does; close forces it
 	var waitErr error

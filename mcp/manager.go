@@ -406,3 +406,18 @@ func (srv *server) info() ServerInfo {
 	}
 	return in
 }
+
+// ServerTools returns the tools of server name while it is connected.
+func (m *Manager) ServerTools(name string) []loop.ExecutableTool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	srv, ok := m.servers[name]
+	if !ok || srv.status != StatusConnected {
+		return nil
+	}
+	out := make([]loop.ExecutableTool, 0, len(srv.tools))
+	for _, t := range srv.tools {
+		out = append(out, t)
+	}
+	return out
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kimigo/kimigo/llm"
@@ -79,8 +80,18 @@ func (t *Tool) call(ctx context.Context, ec loop.ExecCtx, args json.RawMessage) 
 		return loop.ToolResult{}, fmt.Errorf("MCP server %q was shut down during the call", t.server)
 	case errors.Is(context.Cause(cctx), errCallTimeout):
 		return loop.ToolResult{}, fmt.Errorf("timed out after %dms waiting for MCP server %q", t.timeout.Milliseconds(), t.server)
-	case t.conn.isClosed():
+	}
+	if we := (*jsonrpc.Error)(nil); errors.As(err, &we) {
+		return loop.ToolResult{}, err // the server answered with an error
+	}
+	// The server may have gone away: let the manager settle that first, so
+	// the next step's tool table no longer offers its tools.
+	timer := time.NewTimer(exitSettle)
+	defer timer.Stop()
+	select {
+	case <-t.conn.settled:
 		return loop.ToolResult{}, fmt.Errorf("MCP server %q closed the connection: %w", t.server, err)
+	case <-timer.C:
 	}
 	return loop.ToolResult{}, err
 }
