@@ -42,6 +42,8 @@ func (a *Agent) historyHooks() history.Hooks {
 	if a.o.Injection != nil {
 		h.MessageRemoved = func(i int, _ history.Message) { a.o.Injection.OnMessageRemoved(i) }
 	}
+	h.DynamicTools = a.disclosure // progressive disclosure keeps schemas and announcements
+	h.ShapeDynamicTools = a.shapeDynamicTools
 	if a.o.Background != nil {
 		h.NotificationDelivered = a.o.Background.MarkDelivered
 	}
@@ -211,6 +213,15 @@ func (h injectionHost) Todos() []tools.TodoItem {
 		_ = json.Unmarshal(raw, &items) // a malformed stored list reads as empty, as the tool reads it
 	}
 	return items
+}
+
+// LoadableTools implements injection.Host: the tools select_tools may
+// load, when progressive disclosure is on.
+func (h injectionHost) LoadableTools() (names []string, disclosure bool) {
+	if !h.a.disclosure() {
+		return nil, false
+	}
+	return h.a.manager.Loadable(), true
 }
 
 // ActiveTasks implements injection.Host.

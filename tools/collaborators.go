@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/profile/skill"
 )
 
 // The interfaces below are what tools need from the rest of kimigo. Each is
@@ -249,11 +251,47 @@ type FetchedPage struct {
 	Kind    FetchKind
 }
 
+// ContextAppender puts what select_tools and Skill load into the agent's
+// history (the agent implements it). A message appended while a tool
+// exchange is open is deferred until the exchange closes, so it lands
+// right after the tool results. Safe for concurrent use.
+type ContextAppender interface {
+	// AppendToolSchemas appends a schema message: a system message with
+	// no content carrying defs (origin injection, dynamic_tool_schema).
+	AppendToolSchemas(ctx context.Context, defs []llm.Tool) error
+	// AppendSkill appends the user message of a skill activation (origin
+	// skill_activation).
+	AppendSkill(ctx context.Context, a SkillActivation) error
+	// LoadedTools are the dynamic tools whose schemas history carries.
+	LoadedTools() []string
+}
+
+// SkillActivation is one skill the Skill tool loaded (spec 05 §9.5).
+type SkillActivation struct {
+	Name    string
+	Args    string
+	Source  string
+	Dir     string
+	Path    string
+	Type    string
+	Trigger string // "model-tool" or "nested-skill"
+	// Text is the whole user message: the instruction line and the
+	// <kimi-skill-loaded> block with the rendered body.
+	Text string
+}
+
+// SkillRegistry is the session's skills as the Skill tool sees them
+// (profile/skill.Registry implements it). Safe for concurrent use.
+type SkillRegistry interface {
+	// Lookup finds a skill by name, ignoring case.
+	Lookup(name string) (skill.Skill, bool)
+	// HasModelInvocable reports whether the model may load any skill.
+	HasModelInvocable() bool
+}
+
 // Later collaborators (spec 05 §4.11–4.17, §11.1). Each arrives with the
 // tools that use it:
 //
 // TODO(tools): SubagentLauncher (spawn/resume/delegatable set) with the Agent and AgentSwarm tools.
-// TODO(tools): SkillRegistry (model-invocable skills) with the Skill tool.
 // TODO(tools): PlanModeControl (enter/exit, plan file) with EnterPlanMode and ExitPlanMode.
 // TODO(tools): GoalControl (create/get/budget/update) with the goal tools.
-// TODO(tools): ContextAppender (messages with an origin) with select_tools and Skill.

@@ -57,9 +57,20 @@ type Options struct {
 	// Fetcher registers FetchURL.
 	Fetcher URLFetcher
 
-	// TODO(tools): SubagentLauncher (Agent, AgentSwarm), SkillRegistry
-	// (Skill), PlanModeControl (Enter/ExitPlanMode),
-	// GoalControl (goal tools, main agent only) and the select_tools tool
+	// Context appends what select_tools and Skill load to history; nil
+	// means the Committer, when it implements ContextAppender (the
+	// agent's does), and otherwise neither tool is registered.
+	Context ContextAppender
+	// Skills registers the Skill tool when the model may load a skill;
+	// SkillDepth is the nesting depth of this agent's Skill tool (a skill
+	// run by a subagent a skill started); SessionID fills
+	// ${KIMI_SESSION_ID} in skill bodies.
+	Skills     SkillRegistry
+	SkillDepth int
+	SessionID  string
+
+	// TODO(tools): SubagentLauncher (Agent, AgentSwarm), PlanModeControl
+	// (Enter/ExitPlanMode) and GoalControl (goal tools, main agent only)
 	// are added here with their tools (spec 05 §2.2).
 }
 
@@ -94,6 +105,9 @@ func New(opts Options) *Manager {
 	if opts.Store == nil {
 		opts.Store = NewStore()
 	}
+	if opts.Context == nil {
+		opts.Context, _ = opts.Committer.(ContextAppender)
+	}
 	m := &Manager{log: opts.Logger, opts: opts, user: map[string]loop.ExecutableTool{}, deferUser: map[string]bool{},
 		mcp: map[string]mcpEntry{}, disabled: map[string]bool{}, pendingLoad: map[string]bool{}}
 	m.builtin = m.buildBuiltins()
@@ -116,8 +130,8 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 		NewBash(BashOptions{Base: o.Base, Background: o.Background, AllowBackground: m.allowBackground(),
 			BackgroundTimeout: o.BackgroundTimeout, NoAutoBackground: o.NoAutoBackground, LogDir: o.BashLogDir}),
 		NewTodoList(TodoListOptions{Store: o.Store, Committer: o.Committer}),
-		// TODO(tools): EnterPlanMode, ExitPlanMode and select_tools join
-		// with their collaborators.
+		// TODO(tools): EnterPlanMode and ExitPlanMode join with their
+		// collaborator.
 	}
 	if o.Background != nil {
 		tools = append(tools, NewTaskList(o.Background), NewTaskOutput(o.Background), NewTaskStop(o.Background))
@@ -134,6 +148,13 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 	}
 	if o.Fetcher != nil {
 		tools = append(tools, NewFetchURL(o.Fetcher))
+	}
+	if o.Context != nil {
+		tools = append(tools, newSelectTools(m, o.Context))
+		if o.Skills != nil && o.Skills.HasModelInvocable() {
+			tools = append(tools, NewSkill(SkillOptions{Registry: o.Skills, Context: o.Context, Depth: o.SkillDepth,
+				SessionID: o.SessionID}))
+		}
 	}
 	out := make(map[string]loop.ExecutableTool, len(tools))
 	for _, t := range tools {
@@ -353,6 +374,34 @@ func (m *Manager) MarkPendingLoaded(names []string) {
 	for _, n := range names {
 		m.pendingLoad[n] = true
 	}
+}
+
+// pendingLoaded lists the names MarkPendingLoaded recorded.
+func (m *Manager) pendingLoaded() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.pendingLoad))
+	for n := range m.pendingLoad {
+		out = append(out, n)
+	}
+	return out
+}
+
+// definitions are the full definitions of the named tools from the live
+// registry (user > MCP > builtin), not marked deferred; unknown names are
+// left out.
+func (m *Manager) definitions(names []string) []llm.Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []llm.Tool
+	for _, n := range names {
+		if t, _ := m.lookup(n); t != nil {
+			d := t.Definition()
+			d.Deferred = false
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // ClearPendingLoaded forgets them (after /clear and compaction).

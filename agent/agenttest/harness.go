@@ -176,6 +176,12 @@ func BuiltinTools() Option {
 	}
 }
 
+// ToolManager gives the agent a tool manager built by f over the agent's
+// OS (the harness's in-memory one, or the denying one on resume).
+func ToolManager(f func(env osenv.Env, c tools.StoreCommitter) *tools.Manager) Option {
+	return func(h *Harness) { h.setup.ToolManager = f }
+}
+
 // Gate sets the permission gate.
 func Gate(g turn.PermissionGate) Option { return func(h *Harness) { h.setup.Gate = g } }
 

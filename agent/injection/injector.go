@@ -24,6 +24,9 @@ type Host interface {
 	Todos() []tools.TodoItem
 	// ActiveTasks are the background tasks still running.
 	ActiveTasks() []tools.TaskInfo
+	// LoadableTools are the tools select_tools may load, sorted; disclosure
+	// is false when the model does not get progressively disclosed tools.
+	LoadableTools() (names []string, disclosure bool)
 }
 
 // Injector adds a reminder to history when its condition holds (spec 04

@@ -32,9 +32,10 @@ type Options struct {
 }
 
 // DefaultPerStep are the per-step injectors every agent has today: the
-// todo-list reminder, then the permission-mode reminder.
+// todo-list reminder, the permission-mode reminder, then the
+// announcement of loadable tools (silent without progressive disclosure).
 func DefaultPerStep() []Injector {
-	return []Injector{&TodoReminder{}, &PermissionModeReminder{}}
+	return []Injector{&TodoReminder{}, &PermissionModeReminder{}, ToolsDiff{}}
 }
 
 // Manager runs an agent's injectors at their call sites (spec 04 §8.3):
