@@ -68,6 +68,12 @@
 //     notifications; the Notification hook fires) and Options.Cron (it
 //     fires only while no turn runs; Resume loads the jobs). Their events
 //     go out as BackgroundEvent and CronEvent; Close stops them.
+//   - the adapters to kimigo's extensions: HookRunner puts a hooks.Engine
+//     behind turn.HookRunner (hookrunner.go); the tool manager's
+//     ContextAppender appends select_tools' schema messages and the Skill
+//     tool's instructions through the commit path, and progressive
+//     disclosure keeps schema messages and announcements in the projection,
+//     narrowed to tools still registered (context.go).
 //   - the wiring of TurnFlow's collaborators (agent.go, tools.go):
 //     history views, the tool table, the result budget, and the per-request
 //     model snapshot; NextRequest and State for inspection (request.go);

@@ -15,8 +15,13 @@
 //     constants the code uses;
 //   - Manager, the tool table of one agent (§2): registration, profile
 //     activation, MCP allow/deny, progressive disclosure and the table
-//     order; and Store, the tool key/value store whose updates the agent
-//     records (§1.10).
+//     order, FollowMCP (an MCP manager's servers register and drop their
+//     tools as they connect and fail); and Store, the tool key/value store
+//     whose updates the agent records (§1.10);
+//   - select_tools (§2.6, §4.17), which loads announced tools' schemas into
+//     history, and Skill (§9.5), which loads a skill's rendered
+//     instructions; both append through ContextAppender, which the agent
+//     implements.
 //
 // It does not own: argument parsing, schema validation, scheduling, hooks,
 // the grace timeout or result normalisation (package loop does those); the
@@ -40,5 +45,10 @@
 //     the whole process group, and output is bounded with its head and tail
 //     kept (bash_test.go).
 //   - The default tool definitions stay under 20 KB on the wire
-//     (manager_test.go TestDefaultDefinitionsSize).
+//     (manager_test.go TestDefaultDefinitionsSize); with 200 MCP tools and
+//     progressive disclosure the first request stays under 40 KB
+//     (agent's TestMCP200ToolsFirstRequestSize).
+//   - select_tools and Skill follow spec 05 §12 scenarios 84–86, through
+//     the real agent (agent's TestScenario84…, TestScenario85…,
+//     TestScenario86…).
 package tools

@@ -1,8 +1,9 @@
 // Package injection adds reminders to an agent's history at turn and step
 // boundaries (spec 04 §8): a Manager with a per-step group (the todo-list
-// reminder, then the permission-mode reminder; plan mode joins between
-// them) and a boundary group run at turn start and after a compaction
-// (goal and the tools diff plug in there), plus the reminder of still
+// reminder, the permission-mode reminder, then ToolsDiff, which announces
+// the tools select_tools may load; plan mode joins after the todo
+// reminder) and a boundary group run at turn start and after a compaction
+// (goal plugs in there), plus the reminder of still
 // running background tasks that only a compaction triggers. Every
 // reminder is a user message <system-reminder>…</system-reminder> with
 // origin {injection, variant}, committed through the agent's normal append
@@ -30,4 +31,7 @@
 //   - Undo keeps reminders; after a compaction they come back in the order
 //     boundary, background tasks, per-step (S93).
 //   - A resume replays reminders and adds none (S94).
+//   - ToolsDiff announces the loadable tools once, and a server's tools as
+//     removed at the step after it died (agent's TestScenario86SelectTools,
+//     TestToolsDiffAnnouncesRemovedToolsAtTheNextStep).
 package injection
