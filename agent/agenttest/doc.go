@@ -22,7 +22,9 @@
 // It also holds stand-ins: a scripted gate that holds every call until the
 // test answers (Approvals), for turn tests that need a call to wait at
 // authorization without the permission chain, and a scripted hook runner
-// (Hooks) until the hook engine exists.
+// (Hooks) for turn tests that script hook decisions; the hook scenarios run
+// the real engine through agent.HookRunner. ToolManager gives the agent a
+// tool manager of the test's making (MCP, skills, progressive disclosure).
 //
 // It does not import the agent: nothing under agent/ may (STYLE.md §2).
 // The agent's tests adapt *agent.Agent to Host and pass a Factory to New.
