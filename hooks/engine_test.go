@@ -380,7 +380,7 @@ func TestCloseKillsHooksThatOutliveItsContext(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	e := hooks.New(hooks.Options{Cwd: dir, Hooks: []hooks.Hook{{Event: hooks.SessionEnd,
-		Command: "echo $$ > " + pidFile + "; sleep 30"}}})
+		Command: "echo $$ > " + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "; sleep 30"}}})
 	e.FireAndForget(hooks.SessionEnd, "exit", map[string]any{"reason": "exit"})
 	waitForFile(t, pidFile)
 	ctx, cancel := context.WithCancel(t.Context())
