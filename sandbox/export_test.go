@@ -23,3 +23,6 @@ func Unwire() (restore func()) {
 
 // TrampolineArg is the hidden argument that starts the trampoline.
 const TrampolineArg = trampolineArg
+
+// ServerArg is the hidden argument that starts a server.
+const ServerArg = serverArg
