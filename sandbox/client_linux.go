@@ -38,26 +38,27 @@ func (s *Sandbox) Start(p Policy, ss osenv.StartSpec) (osenv.Leader, error) {
 	if p.Mode == ModeOff {
 		return nil, fmt.Errorf("sandbox %s: nothing to start through the sandbox; start the process directly", p.Mode)
 	}
-	if ss.Path == "" || len(ss.Args) == 0 {
-		return nil, fmt.Errorf("sandbox %s: no command to run", p.Mode)
-	}
-	for i, f := range ss.Files {
-		if f == nil {
-			return nil, fmt.Errorf("sandbox %s: start %s: standard stream %d is missing", p.Mode, ss.Path, i)
-		}
+	if err := checkStartSpec(p.Mode, ss); err != nil {
+		return nil, err
 	}
 	sp, err := s.prepare(p)
 	if err != nil {
 		return nil, err
 	}
+	return s.start(sp, sp.key(), ss)
+}
+
+// start starts ss through the server for sp (whose key is key).
+func (s *Sandbox) start(sp spec, key string, ss osenv.StartSpec) (osenv.Leader, error) {
 	if ss.Dir == "" {
+		var err error
 		if ss.Dir, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("sandbox %s: start %s: %w", p.Mode, ss.Path, err)
+			return nil, fmt.Errorf("sandbox %s: start %s: %w", sp.Mode, ss.Path, err)
 		}
 	}
 	ss.Env = append(unsetEnv(ss.Env, "TMPDIR"), "TMPDIR="+sp.Temp)
 	for tries := 0; ; tries++ {
-		srv, err := s.serverFor(sp)
+		srv, err := s.serverFor(sp, key)
 		if err != nil {
 			return nil, err
 		}
@@ -66,10 +67,26 @@ func (s *Sandbox) Start(p Policy, ss osenv.StartSpec) (osenv.Leader, error) {
 		if !errors.As(err, &stale) || tries > 0 {
 			return l, err
 		}
-		// The server's mounts no longer fit the work dirs: once more in a
-		// new server, whose mounts are made now.
-		s.retire(srv)
+		// The work dirs changed under the server: once more in a new
+		// server, whose mounts and rules are made now.
+		s.retire(srv, key)
 	}
+}
+
+// startError is a server's answer that it could not start a command: its
+// message, and the errno for errors.Is (fs.ErrNotExist, …).
+type startError struct {
+	msg   string
+	errno syscall.Errno // 0: none
+}
+
+func (e *startError) Error() string { return e.msg }
+
+func (e *startError) Unwrap() error {
+	if e.errno == 0 {
+		return nil
+	}
+	return e.errno
 }
 
 // staleError is a server's answer that its mounts no longer protect the
@@ -86,8 +103,10 @@ func (e *staleError) Error() string {
 // Starter returns an osenv.Starter that starts processes under p through
 // Start (for osenv.Cmd.Starter), after checking p as Start would: a
 // caller learns here, before it starts anything, that p is unavailable or
-// bad. For ModeOff it returns nil, with which osenv starts processes
-// itself. Making a Starter starts no server.
+// bad. The Starter keeps p as resolved now (the writable dirs' links);
+// make a new one when the policy changes. For ModeOff it returns nil,
+// with which osenv starts processes itself. Making a Starter starts no
+// server.
 func (s *Sandbox) Starter(p Policy) (osenv.Starter, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -95,44 +114,55 @@ func (s *Sandbox) Starter(p Policy) (osenv.Starter, error) {
 	if p.Mode == ModeOff {
 		return nil, nil
 	}
-	if _, err := s.prepare(p); err != nil {
+	sp, err := s.prepare(p)
+	if err != nil {
 		return nil, err
 	}
-	return policyStarter{s, p}, nil
+	return &policyStarter{s, sp, sp.key()}, nil
 }
 
-// policyStarter starts processes under one policy.
+// policyStarter starts processes under one resolved policy.
 type policyStarter struct {
-	sb *Sandbox
-	p  Policy
+	sb  *Sandbox
+	sp  spec
+	key string
 }
 
-func (ps policyStarter) Start(ss osenv.StartSpec) (osenv.Leader, error) { return ps.sb.Start(ps.p, ss) }
+func (ps *policyStarter) Start(ss osenv.StartSpec) (osenv.Leader, error) {
+	if err := checkStartSpec(ps.sp.Mode, ss); err != nil {
+		return nil, err
+	}
+	return ps.sb.start(ps.sp, ps.key, ss)
+}
 
-// serverFor returns the running server for sp, starting one when there is
-// none, when the last one ended, or when the work dirs changed since it
-// made its mounts (a .git made or replaced, a writable dir replaced): a
-// server's mount namespace keeps what it protected when it started. A
-// replaced server keeps running what it runs (and what they left in the
-// background) until Close.
-func (s *Sandbox) serverFor(sp spec) (*server, error) {
-	key := sp.key()
+// checkStartSpec refuses a StartSpec with nothing to run.
+func checkStartSpec(mode Mode, ss osenv.StartSpec) error {
+	if ss.Path == "" || len(ss.Args) == 0 {
+		return fmt.Errorf("sandbox %s: no command to run", mode)
+	}
+	for i, f := range ss.Files {
+		if f == nil {
+			return fmt.Errorf("sandbox %s: start %s: standard stream %d is missing", mode, ss.Path, i)
+		}
+	}
+	return nil
+}
+
+// serverFor returns the running server for sp (whose key is key),
+// starting one when there is none or the last one ended.
+func (s *Sandbox) serverFor(sp spec, key string) (*server, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, errors.New("sandbox: closed")
 	}
-	s.retired = slices.DeleteFunc(s.retired, (*server).ended)
 	if srv := s.servers[key]; srv != nil {
-		switch {
-		case srv.ended():
-		case srv.stale(sp):
-			s.retired = append(s.retired, srv)
-		default:
+		if !srv.ended() {
 			return srv, nil
 		}
 		delete(s.servers, key)
 	}
+	s.retired = slices.DeleteFunc(s.retired, (*server).ended)
 	srv, err := startServer(sp)
 	if err != nil {
 		return nil, err
@@ -144,9 +174,10 @@ func (s *Sandbox) serverFor(sp spec) (*server, error) {
 	return srv, nil
 }
 
-// retire replaces srv by a new server for its policy on the next start.
-func (s *Sandbox) retire(srv *server) {
-	key := srv.sp.key()
+// retire replaces srv by a new server for its policy (key) on the next
+// start. The old one keeps running what it runs (and what that left in
+// the background) until Close.
+func (s *Sandbox) retire(srv *server, key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.servers[key] == srv {
@@ -183,7 +214,6 @@ type server struct {
 	wbuf []byte     // guarded by wmu
 
 	ready    chan struct{} // closed once the ready frame or the end came
-	mounts   []mountID     // written before ready is closed
 	setupErr error         // written before ready is closed
 
 	mu      sync.Mutex
@@ -344,7 +374,6 @@ func (srv *server) handle(m message) error {
 		if m.Text != "" {
 			srv.setupErr = errors.New(m.Text)
 		}
-		srv.mounts = m.Mounts
 		close(srv.ready)
 		return nil
 	}
@@ -361,11 +390,7 @@ func (srv *server) handle(m message) error {
 	case m.Op == opFailed:
 		delete(srv.procs, m.ID)
 		srv.mu.Unlock()
-		var err error = errors.New(m.Text)
-		if m.Errno != 0 {
-			err = fmt.Errorf("execute %s: %w", p.path, syscall.Errno(m.Errno))
-		}
-		p.reply <- fmt.Errorf("sandbox %s: %w", srv.sp.Mode, err)
+		p.reply <- &startError{fmt.Sprintf("sandbox %s: %s", srv.sp.Mode, m.Text), syscall.Errno(m.Errno)}
 	case m.Op == opStale:
 		delete(srv.procs, m.ID)
 		srv.mu.Unlock()
@@ -435,28 +460,6 @@ func (srv *server) ended() bool {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	return srv.procs == nil
-}
-
-// stale reports whether the work dirs changed since the server made its
-// mounts. A server still setting up made them just now.
-func (srv *server) stale(sp spec) bool {
-	select {
-	case <-srv.ready:
-	default:
-		return false
-	}
-	if srv.setupErr != nil {
-		return true
-	}
-	var ms []bindMount
-	if sp.MountNS {
-		var err error
-		if ms, err = planMounts(sp, false); err != nil {
-			return true // a new server reports what is wrong
-		}
-	}
-	ids, err := mountIDs(sp, ms)
-	return err != nil || !slices.Equal(ids, srv.mounts)
 }
 
 // close ends the server, which kills what its commands still run, and

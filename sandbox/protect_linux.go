@@ -62,32 +62,34 @@ func protectEntries(sp spec) []protectEntry {
 }
 
 // planMounts resolves sp's read-only entries and returns the bind mounts
-// that protect them, parents first. With create, a missing directory
-// entry whose parent exists is created empty first, so that it can be
-// protected too; other missing entries are skipped. Entries that resolve
-// outside every writable dir need no mount: Landlock keeps them read-only
-// already.
-func planMounts(sp spec, create bool) ([]bindMount, error) {
+// that protect them, parents first, and the entries it skipped because
+// they do not exist. A missing directory entry whose parent exists is
+// created empty first, so that it can be protected too. Entries that
+// resolve outside every writable dir need no mount: Landlock keeps them
+// read-only already.
+func planMounts(sp spec) (ms []bindMount, missing []string, err error) {
 	byPath := map[string]bool{} // path → read-only (else pinned)
 	for _, e := range protectEntries(sp) {
 		if _, err := os.Lstat(e.path); errors.Is(err, fs.ErrNotExist) {
-			if !e.dir || !create {
+			if !e.dir {
+				missing = append(missing, e.path)
 				continue
 			}
 			if fi, err := os.Stat(filepath.Dir(e.path)); err != nil || !fi.IsDir() {
+				missing = append(missing, e.path)
 				continue
 			}
 			if err := os.Mkdir(e.path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return nil, fmt.Errorf("create %s to keep it read-only: %w", e.path, err)
+				return nil, nil, fmt.Errorf("create %s to keep it read-only: %w", e.path, err)
 			}
 		} else if err != nil {
-			return nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
+			return nil, nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
 		}
 		// A link that leads nowhere could lead into a writable dir later:
 		// refuse rather than guess.
 		resolved, err := filepath.EvalSymlinks(e.path)
 		if err != nil {
-			return nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
+			return nil, nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
 		}
 		top, ok := topmostRoot(sp.Write, resolved)
 		if !ok {
@@ -112,7 +114,7 @@ func planMounts(sp spec, create bool) ([]bindMount, error) {
 		}
 		return strings.Compare(a.path, b.path)
 	})
-	return out, nil
+	return out, missing, nil
 }
 
 // topmostRoot is the outermost writable dir holding p.
@@ -168,36 +170,4 @@ func mountAll(ms []bindMount) error {
 		}
 	}
 	return nil
-}
-
-// mountIDs names what a sandbox made of sp protects and lets write: the
-// writable dirs and the private temporary directory, then the bind
-// mounts, each with the file it is now. A server compares them with what
-// it was started with, to tell when it no longer fits the work dirs.
-func mountIDs(sp spec, ms []bindMount) ([]mountID, error) {
-	out := make([]mountID, 0, len(sp.Write)+1+len(ms))
-	add := func(path string, readOnly bool) error {
-		var st unix.Stat_t
-		if err := unix.Stat(path, &st); err != nil {
-			return fmt.Errorf("keep %s read-only: %w", path, err)
-		}
-		out = append(out, mountID{Path: path, ReadOnly: readOnly, Dev: st.Dev, Ino: st.Ino})
-		return nil
-	}
-	for _, d := range sp.Write {
-		if err := add(d, false); err != nil {
-			return nil, err
-		}
-	}
-	if sp.Temp != "" {
-		if err := add(sp.Temp, false); err != nil {
-			return nil, err
-		}
-	}
-	for _, m := range ms {
-		if err := add(m.path, m.readOnly); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

@@ -24,8 +24,10 @@ type Options struct {
 
 // Sandbox runs commands under policies. It owns one private temporary
 // directory, made on first use and removed by Close, which every
-// sandboxed command may write to and finds in TMPDIR. One Sandbox serves
-// a session; its methods are safe for concurrent use.
+// sandboxed command may write to and finds in TMPDIR, and a server per
+// policy, started by the policy's first command (Start) and ended by
+// Close. One Sandbox serves a session; its methods are safe for
+// concurrent use.
 type Sandbox struct {
 	opts Options
 

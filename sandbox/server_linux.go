@@ -28,7 +28,7 @@ type sandboxServer struct {
 	conn         *net.UnixConn
 	rulesetFD    int
 	rulesetFlags uint32
-	held         []heldMount // the bind mounts made, checked before each command
+	guard        guard // checked before each command
 
 	wmu  sync.Mutex // one frame at a time on conn
 	wbuf []byte     // guarded by wmu
@@ -81,8 +81,7 @@ func runServer(args []string) int {
 		return fail("%v", err)
 	}
 	sv := &sandboxServer{sp: sp, conn: conn, running: map[int]*command{}, stop: make(chan struct{})}
-	mounts, err := sv.setUp()
-	if err != nil {
+	if err := sv.setUp(); err != nil {
 		sv.send(message{Op: opReady, Text: fmt.Sprintf("kimigo sandbox (%s): %v", sp.Mode, err)})
 		return exitSetup
 	}
@@ -95,7 +94,7 @@ func runServer(args []string) int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, syscall.SIGCHLD)
-	sv.send(message{Op: opReady, Mounts: mounts})
+	sv.send(message{Op: opReady})
 	go sv.reap(chld) // ends with the process
 	go sv.serve()    // ends with the process
 	select {
@@ -110,49 +109,44 @@ func runServer(args []string) int {
 // them), mounts the read-only entries and prepares the Landlock ruleset
 // every command gets. The server itself stays unrestricted: each command
 // is restricted from its own thread (spawn).
-func (sv *sandboxServer) setUp() ([]mountID, error) {
+func (sv *sandboxServer) setUp() error {
 	sp := sv.sp
 	if sp.MountNS {
 		// A mount namespace shares propagation with the one it was copied
 		// from: make everything a slave first, or the read-only mounts
 		// show outside.
 		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-			return nil, fmt.Errorf("keep the sandbox's mounts inside: %w", err)
+			return fmt.Errorf("keep the sandbox's mounts inside: %w", err)
 		}
 	}
 	if sp.NetNS {
 		if err := loopbackUp(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var ms []bindMount
+	var missing []string
 	if sp.MountNS {
 		var err error
-		if ms, err = planMounts(sp, true); err != nil {
-			return nil, err
+		if ms, missing, err = planMounts(sp); err != nil {
+			return err
 		}
-	}
-	ids, err := mountIDs(sp, ms)
-	if err != nil {
-		return nil, err
 	}
 	if err := mountAll(ms); err != nil {
-		return nil, err
+		return err
 	}
-	for _, m := range ms {
-		id, err := mountIDOf(m.path)
-		if err != nil {
-			return nil, fmt.Errorf("keep %s read-only: %w", m.path, err)
-		}
-		sv.held = append(sv.held, heldMount{m.path, id})
+	g, err := newGuard(sp, ms, missing)
+	if err != nil {
+		return err
 	}
+	sv.guard = g
 	cfg, rules := landlockRules(sp)
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
-		return nil, fmt.Errorf("build the Landlock rules: %w", err)
+		return fmt.Errorf("build the Landlock rules: %w", err)
 	}
 	if fd < 0 {
-		return nil, errors.New("this kernel has no Landlock, so the rules cannot be enforced")
+		return errors.New("this kernel has no Landlock, so the rules cannot be enforced")
 	}
 	sv.rulesetFD, sv.rulesetFlags = fd, flags
 	// Nobody may read the server's memory or descriptors (the socket to
@@ -160,14 +154,14 @@ func (sv *sandboxServer) setUp() ([]mountID, error) {
 	// not dumpable can only be traced with CAP_SYS_PTRACE, which no
 	// command has (and Landlock denies it across domains anyway).
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("make the server undumpable: %w", err)
+		return fmt.Errorf("make the server undumpable: %w", err)
 	}
 	// Orphans of the commands (daemons, double forks) become the server's
 	// children, so that it can end them all when it stops.
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("adopt the commands' orphans: %w", err)
+		return fmt.Errorf("adopt the commands' orphans: %w", err)
 	}
-	return ids, nil
+	return nil
 }
 
 // serve reads start frames until the connection ends.
@@ -212,7 +206,7 @@ func (sv *sandboxServer) serve() {
 // first.
 func (sv *sandboxServer) spawn(m message, files [3]int) {
 	runtime.LockOSThread()
-	if err := sv.checkMounts(); err != nil {
+	if err := sv.guard.check(); err != nil {
 		for _, fd := range files {
 			_ = unix.Close(fd) // nothing starts here
 		}
@@ -232,43 +226,6 @@ func (sv *sandboxServer) spawn(m message, files [3]int) {
 	<-c.done
 }
 
-// heldMount is a bind mount the server made, and the mount's id.
-type heldMount struct {
-	path  string
-	mntID uint64
-}
-
-// checkMounts makes sure every bind mount is still in place. A path that
-// is removed or renamed outside the sandbox takes the mount made on it
-// along (the kernel detaches mounts on paths unlinked in another
-// namespace), and a new file of the same name, unprotected, takes its
-// place here; the client then starts the command in a new server.
-func (sv *sandboxServer) checkMounts() error {
-	for _, h := range sv.held {
-		id, err := mountIDOf(h.path)
-		if err != nil {
-			return fmt.Errorf("%s: %w", h.path, err)
-		}
-		if id != h.mntID {
-			return fmt.Errorf("%s was replaced since the server protected it", h.path)
-		}
-	}
-	return nil
-}
-
-// mountIDOf is the id of the mount path is on (Linux 5.8; Landlock's
-// ABI 3 needs 6.2).
-func mountIDOf(path string) (uint64, error) {
-	var st unix.Statx_t
-	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_DONT_SYNC, unix.STATX_MNT_ID, &st); err != nil {
-		return 0, err
-	}
-	if st.Mask&unix.STATX_MNT_ID == 0 {
-		return 0, errors.New("this kernel does not tell mount ids")
-	}
-	return st.Mnt_id, nil
-}
-
 // fork restricts the calling thread and starts m's command from it.
 func (sv *sandboxServer) fork(m message, files [3]int) (*command, error) {
 	if err := restrictThread(sv.rulesetFD, sv.rulesetFlags); err != nil {
@@ -279,6 +236,10 @@ func (sv *sandboxServer) fork(m message, files [3]int) (*command, error) {
 		Env:   m.Env,
 		Files: []uintptr{uintptr(files[0]), uintptr(files[1]), uintptr(files[2])},
 		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	// As os.StartProcess does: a missing directory is no missing program.
+	if _, err := os.Stat(m.Dir); err != nil {
+		return nil, fmt.Errorf("start %s: %w", m.Path, err)
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()

@@ -543,6 +543,14 @@ func TestServerFailuresNameThePolicyAndPath(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a working directory that is gone", func(t *testing.T) {
+		dir := filepath.Join(w.work, "gone-dir")
+		_, err := startIn(sb, p, w.work, osenv.Cmd{Args: []string{"true"}, Dir: dir})
+		want := "stat " + dir + ": no such file or directory"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "sandbox workspace-write: start ") {
+			t.Errorf("start: %v; want %q", err, want)
+		}
+	})
 	t.Run("a program not on PATH", func(t *testing.T) {
 		_, err := startIn(sb, p, w.work, osenv.Cmd{Args: []string{"kimigo-no-such-command"}})
 		if err == nil || !strings.Contains(err.Error(), "kimigo-no-such-command") || !errors.Is(err, exec.ErrNotFound) {

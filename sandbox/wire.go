@@ -22,7 +22,7 @@ const (
 	// stderr ride along.
 	opStart op = 1 + iota
 	// opReady (server → client), first and once: the server is set up,
-	// with the mounts it made, or it failed (Text) and exits.
+	// or it failed (Text) and exits.
 	opReady
 	// opStarted (server → client): the command runs, as Pid.
 	opStarted
@@ -50,20 +50,10 @@ type message struct {
 	Path, Dir string   // start: the program and its working directory
 	Args, Env []string // start: argv and the whole environment
 
-	Pid    int       // started
-	Errno  uint64    // failed: the errno (0: none)
-	Text   string    // failed, ready, stale: what went wrong
-	Status uint32    // exited: the wait status
-	Mounts []mountID // ready: what the server protects
-}
-
-// mountID names one protected path and the file it was when the server
-// mounted it, so that the client can tell when a work dir changed under
-// a running server (a new .git, a .git replaced from outside).
-type mountID struct {
-	Path     string
-	ReadOnly bool // a read-only bind mount (else a writable dir, or a pinned directory)
-	Dev, Ino uint64
+	Pid    int    // started
+	Errno  uint64 // failed: the errno (0: none)
+	Text   string // failed, ready, stale: what went wrong
+	Status uint32 // exited: the wait status
 }
 
 // appendFrame appends m's frame to b.
@@ -89,17 +79,6 @@ func appendFrame(b []byte, m message) []byte {
 		strs(m.Env)
 	case opReady:
 		str(m.Text)
-		b = binary.AppendUvarint(b, uint64(len(m.Mounts)))
-		for _, id := range m.Mounts {
-			str(id.Path)
-			ro := byte(0)
-			if id.ReadOnly {
-				ro = 1
-			}
-			b = append(b, ro)
-			b = binary.AppendUvarint(b, id.Dev)
-			b = binary.AppendUvarint(b, id.Ino)
-		}
 	case opStarted:
 		b = binary.AppendUvarint(b, m.ID)
 		b = binary.AppendUvarint(b, uint64(m.Pid))
@@ -161,15 +140,6 @@ func decodeMessage(body []byte) (message, error) {
 		m.Env = d.strs("env")
 	case opReady:
 		m.Text = d.str("error")
-		n := d.count("mounts", 4)
-		for i := 0; i < n && d.err == nil; i++ {
-			var id mountID
-			id.Path = d.str("mount path")
-			id.ReadOnly = d.byte("mount read-only") == 1
-			id.Dev = d.uvarint("mount device")
-			id.Ino = d.uvarint("mount inode")
-			m.Mounts = append(m.Mounts, id)
-		}
 	case opStarted:
 		m.ID = d.uvarint("id")
 		pid := d.uvarint("pid")
@@ -226,19 +196,6 @@ func (d *decoder) uvarint(field string) uint64 {
 	}
 	d.b = d.b[n:]
 	return v
-}
-
-func (d *decoder) byte(field string) byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) == 0 {
-		d.fail(field, io.ErrUnexpectedEOF)
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
 }
 
 // count reads a list length, each item being at least minSize bytes, so

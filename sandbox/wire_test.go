@@ -14,7 +14,7 @@ func TestWireRoundTrip(t *testing.T) {
 	for _, m := range []message{
 		{Op: opStart, ID: 1, Path: "/bin/bash", Dir: "/w d", Args: []string{"bash", "-c", "echo \"$x\" '\x00'"}, Env: []string{"A=1", "B="}},
 		{Op: opStart, ID: 1 << 60, Path: "x", Args: []string{}, Env: []string{}},
-		{Op: opReady, Mounts: []mountID{{Path: "/w", Dev: 2049, Ino: 7}, {Path: "/w/.git/hooks", ReadOnly: true, Dev: 1, Ino: 1 << 40}}},
+		{Op: opReady},
 		{Op: opReady, Text: "kimigo sandbox (workspace-write): keep /w/.kimi-code read-only: no such file"},
 		{Op: opStarted, ID: 3, Pid: 4194304},
 		{Op: opFailed, ID: 4, Errno: 2, Text: "execute /x: no such file or directory"},
@@ -81,7 +81,7 @@ func TestWireRejects(t *testing.T) {
 
 func FuzzDecodeMessage(f *testing.F) {
 	f.Add(appendFrame(nil, message{Op: opStart, ID: 1, Path: "/bin/sh", Args: []string{"sh"}, Env: []string{"A=1"}})[4:])
-	f.Add(appendFrame(nil, message{Op: opReady, Mounts: []mountID{{Path: "/w", ReadOnly: true, Dev: 1, Ino: 2}}})[4:])
+	f.Add(appendFrame(nil, message{Op: opReady, Text: "kimigo sandbox (read-only): x"})[4:])
 	f.Add(appendFrame(nil, message{Op: opExited, ID: 2, Status: 9})[4:])
 	f.Add([]byte{byte(opStart), 1, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, body []byte) {
