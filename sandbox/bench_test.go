@@ -104,19 +104,8 @@ func benchCases(b *testing.B, work string) []benchCase {
 	ww := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
 	wwNet := ww
 	wwNet.Network = true
-	st := sandbox.Probe()
-	methods := []struct {
-		name string
-		opts sandbox.Options
-	}{{string(st.NamespaceMethod), sandbox.Options{}}}
-	if st.Namespaces && st.NamespaceMethod != sandbox.NamespaceUser {
-		methods = append(methods, struct {
-			name string
-			opts sandbox.Options
-		}{string(sandbox.NamespaceUser), sandbox.WithUserNamespace(sandbox.Options{})})
-	}
 	var out []benchCase
-	for _, m := range methods {
+	for _, m := range namespaceMethods() {
 		for _, p := range []struct {
 			name string
 			p    sandbox.Policy

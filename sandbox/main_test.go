@@ -42,8 +42,8 @@ func TestMain(m *testing.M) {
 //	leakcheck DIR   run a workspace-write command in DIR, then look for
 //	                its mounts in this process's mount namespace
 //	serve           listen on 127.0.0.1, print "ADDR PID", serve greetings
-//	kimigo DIR      play kimigo: start sandboxed commands in DIR through a
-//	                server, print every pid involved, then wait for stdin
+//	kimigo DIR METHOD  play kimigo: start sandboxed commands in DIR through
+//	                a server, print every pid involved, then wait for stdin
 func runHelper(args []string) int {
 	if len(args) == 0 {
 		fmt.Println("helper: no action")
@@ -76,7 +76,7 @@ func runHelper(args []string) int {
 	case "serve":
 		return serve()
 	case "kimigo":
-		return playKimigo(args[1])
+		return playKimigo(args[1], args[2])
 	default:
 		err = fmt.Errorf("unknown action %q", args[0])
 	}
@@ -358,25 +358,31 @@ type sut struct {
 	via launcher
 }
 
-// forEachSetup runs f once per way this system makes the namespaces (for
+// method is a way of making the namespaces, as Options select it.
+type method struct {
+	name string
+	opts sandbox.Options
+}
+
+// namespaceMethods are the ways this system makes the namespaces: for
 // root both its own unshare and the user namespace everybody else gets;
-// else the one there is, or once, to skip) and per launcher.
+// else the one there is (or none, named so).
+func namespaceMethods() []method {
+	st := sandbox.Probe()
+	if !st.Namespaces {
+		return []method{{"no-namespaces", sandbox.Options{}}}
+	}
+	ms := []method{{string(st.NamespaceMethod), sandbox.Options{}}}
+	if st.NamespaceMethod != sandbox.NamespaceUser {
+		ms = append(ms, method{string(sandbox.NamespaceUser), sandbox.WithUserNamespace(sandbox.Options{})})
+	}
+	return ms
+}
+
+// forEachSetup runs f once per namespace method and launcher.
 func forEachSetup(t *testing.T, f func(t *testing.T, s setup)) {
 	t.Helper()
-	st := sandbox.Probe()
-	methods := []struct {
-		name string
-		opts sandbox.Options
-	}{{string(st.NamespaceMethod), sandbox.Options{}}}
-	if !st.Namespaces {
-		methods[0].name = "no-namespaces"
-	} else if st.NamespaceMethod != sandbox.NamespaceUser {
-		methods = append(methods, struct {
-			name string
-			opts sandbox.Options
-		}{string(sandbox.NamespaceUser), sandbox.WithUserNamespace(sandbox.Options{})})
-	}
-	for _, m := range methods {
+	for _, m := range namespaceMethods() {
 		for _, via := range launchers {
 			t.Run(m.name+"/"+string(via), func(t *testing.T) { f(t, setup{m.opts, via}) })
 		}

@@ -29,11 +29,20 @@ import (
 
 // serverSandbox is a Sandbox for p, closed with the test, or a skip where
 // this system cannot sandbox.
-func serverSandbox(t *testing.T, p sandbox.Policy) *sandbox.Sandbox {
+func serverSandbox(t *testing.T, opts sandbox.Options, p sandbox.Policy) *sandbox.Sandbox {
 	t.Helper()
-	sb := newSandbox(t, setup{via: viaServer})
+	sb := newSandbox(t, setup{opts: opts, via: viaServer})
 	requireSandbox(t, sb, p)
 	return sb.Sandbox
+}
+
+// forEachMethod runs f once per way this system makes the namespaces,
+// through servers.
+func forEachMethod(t *testing.T, f func(t *testing.T, opts sandbox.Options)) {
+	t.Helper()
+	for _, m := range namespaceMethods() {
+		t.Run(m.name, func(t *testing.T) { f(t, m.opts) })
+	}
 }
 
 // readLine reads one line of a process's output.
@@ -75,7 +84,7 @@ func waitGone(pid int) error {
 func TestServerStartsOnFirstUseAndServesItsPolicy(t *testing.T) {
 	w := newWorkspace(t)
 	ww := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, ww)
+	sb := serverSandbox(t, sandbox.Options{}, ww)
 	// Neither New nor Starter starts anything.
 	st, err := sb.Starter(ww)
 	if err != nil {
@@ -121,7 +130,7 @@ func TestServerStartsOnFirstUseAndServesItsPolicy(t *testing.T) {
 func TestServerStreamsOutputAndInput(t *testing.T) {
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, sandbox.Options{}, p)
 	in, feed := io.Pipe()
 	proc, err := startIn(sb, p, w.work, osenv.Cmd{Args: []string{"bash", "-c", `echo first; read -r x; echo "got $x" >&2; echo last`}, Stdin: in})
 	if err != nil {
@@ -168,7 +177,7 @@ func stop(proc osenv.Process, grace time.Duration) error {
 func TestServerTimeoutsAndGroupKills(t *testing.T) {
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, sandbox.Options{}, p)
 	for _, tt := range []struct {
 		name   string
 		script string
@@ -223,7 +232,7 @@ func TestServerTimeoutsAndGroupKills(t *testing.T) {
 func TestServerRunsConcurrentCommands(t *testing.T) {
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, sandbox.Options{}, p)
 	const n = 20
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -258,9 +267,13 @@ func TestServerRunsConcurrentCommands(t *testing.T) {
 }
 
 func TestServerKilledMidCommand(t *testing.T) {
+	forEachMethod(t, testServerKilledMidCommand)
+}
+
+func testServerKilledMidCommand(t *testing.T, opts sandbox.Options) {
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, opts, p)
 	proc, err := startIn(sb, p, w.work, osenv.Cmd{Args: []string{"bash", "-c", "sleep 300 & echo $!; wait"}})
 	if err != nil {
 		t.Fatal(err)
@@ -304,12 +317,17 @@ func TestServerKilledMidCommand(t *testing.T) {
 	}
 }
 
-// playKimigo is the helper action "kimigo": it starts a foreground
+// playKimigo is the helper action "kimigo": with the namespace method
+// named (or the system's own), it starts a foreground
 // command that leaves a grandchild in its group and a daemon outside it,
 // and a second command as a background task would, prints every pid
 // (the server's first) and waits for its standard input to end.
-func playKimigo(work string) int {
-	sb := sandbox.New(sandbox.Options{})
+func playKimigo(work, method string) int {
+	opts := sandbox.Options{}
+	if method == string(sandbox.NamespaceUser) {
+		opts = sandbox.WithUserNamespace(opts)
+	}
+	sb := sandbox.New(opts)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
 	fg, err := startIn(sb, p, work, osenv.Cmd{Args: []string{"bash", "-c",
 		`sleep 300 & a=$!; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo "$$ $a $!"; wait`}})
@@ -333,9 +351,14 @@ func playKimigo(work string) int {
 }
 
 func TestKimigoKilledLeavesNothingBehind(t *testing.T) {
+	forEachMethod(t, testKimigoKilledLeavesNothingBehind)
+}
+
+func testKimigoKilledLeavesNothingBehind(t *testing.T, opts sandbox.Options) {
 	w := newWorkspace(t)
-	requireSandbox(t, sandbox.New(sandbox.Options{}), sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work})
-	argv := helperCmd(t, "kimigo", w.work)
+	sb := sandbox.New(opts)
+	requireSandbox(t, sb, sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work})
+	argv := helperCmd(t, "kimigo", w.work, string(sb.Status().NamespaceMethod))
 	kimigo := exec.Command(argv[0], argv[1:]...)
 	kimigo.Env = helperEnv()
 	stdin, err := kimigo.StdinPipe()
@@ -389,12 +412,16 @@ func serve() int {
 }
 
 func TestCommandsShareTheNetworkOfTheirServer(t *testing.T) {
+	forEachMethod(t, testCommandsShareTheNetworkOfTheirServer)
+}
+
+func testCommandsShareTheNetworkOfTheirServer(t *testing.T, opts sandbox.Options) {
 	// With the network off, a server one command leaves running in the
 	// background is still reachable by the next command of the session
 	// (not from outside); Close ends it.
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, opts, p)
 	helper := helperCmd(t, "serve")
 	start := fmt.Sprintf(`mkfifo "$TMPDIR/addr" && { setsid %s %s serve >"$TMPDIR/addr" 2>/dev/null </dev/null & } && read -r addr pid <"$TMPDIR/addr" && echo "$addr $pid"`,
 		q(helper[0]), q(helper[1]))
@@ -420,13 +447,17 @@ func TestCommandsShareTheNetworkOfTheirServer(t *testing.T) {
 }
 
 func TestCommandsCannotReachTheServerOrEachOther(t *testing.T) {
+	forEachMethod(t, testCommandsCannotReachTheServerOrEachOther)
+}
+
+func testCommandsCannotReachTheServerOrEachOther(t *testing.T, opts sandbox.Options) {
 	// Every command has a Landlock domain of its own, outside which the
 	// server, kimigo and the other commands are: it cannot signal them,
 	// nor read the server's memory, descriptors or environment. It
 	// inherits no descriptor but its standard streams.
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, opts, p)
 	if !sb.Status().Scopes() {
 		t.Skipf("Landlock ABI %d has no scopes (needs 6)", sb.Status().LandlockABI)
 	}
@@ -464,13 +495,17 @@ func TestCommandsCannotReachTheServerOrEachOther(t *testing.T) {
 }
 
 func TestServerFollowsChangesToTheWorkDir(t *testing.T) {
+	forEachMethod(t, testServerFollowsChangesToTheWorkDir)
+}
+
+func testServerFollowsChangesToTheWorkDir(t *testing.T, opts sandbox.Options) {
 	// A server's mounts are made once; when the work dir changes under
 	// it (a .git made inside, or replaced from outside), the next command
 	// gets a server whose mounts fit.
 	work := t.TempDir()
 	work, _ = filepath.EvalSymlinks(work)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, opts, p)
 	hook := filepath.Join(work, ".git", "hooks", "pre-commit")
 	steps := []struct {
 		name    string
@@ -509,7 +544,7 @@ func TestServerFollowsChangesToTheWorkDir(t *testing.T) {
 func TestServerFailuresNameThePolicyAndPath(t *testing.T) {
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
-	sb := serverSandbox(t, p)
+	sb := serverSandbox(t, sandbox.Options{}, p)
 	t.Run("a read-only entry that is a dangling link", func(t *testing.T) {
 		w := newWorkspace(t)
 		p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
