@@ -153,7 +153,9 @@
 //     TestWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry,
 //     TestWorkspaceWriteGitFileAndExtraDirs); a repository made by a
 //     command or replaced from outside is protected from the next command
-//     on (server_test.go TestServerFollowsChangesToTheWorkDir).
+//     on (server_test.go TestServerFollowsChangesToTheWorkDir); a .git
+//     link a command planted makes the sandbox create nothing outside
+//     (TestPlantedGitLinkMakesNothingOutside).
 //   - The mounts never show outside the sandbox, shared propagation
 //     included, not even while a server lives
 //     (TestWorkspaceWriteFileSystem,

@@ -375,3 +375,27 @@ func testSignalsStayInside(t *testing.T, s setup) {
 		t.Errorf("signal to its own child: exit %d, %s", r.code, r.out)
 	}
 }
+
+func TestPlantedGitLinkMakesNothingOutside(t *testing.T) {
+	forEachLauncher(t, sandbox.Options{}, testPlantedGitLinkMakesNothingOutside)
+}
+
+func testPlantedGitLinkMakesNothingOutside(t *testing.T, s setup) {
+	// A command makes .git a link to a directory outside; setting the next
+	// command up must not create .git/hooks there (as root, it could).
+	sb := newSandbox(t, s)
+	w := workspace{work: t.TempDir(), outside: t.TempDir()}
+	w.work, _ = filepath.EvalSymlinks(w.work)
+	w.outside, _ = filepath.EvalSymlinks(w.outside)
+	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
+	requireSandbox(t, sb, p)
+	if r := bash(t, sb, p, w.work, "ln -s "+q(w.outside)+" .git"); r.code != 0 {
+		t.Fatalf("plant the link: %+v", r)
+	}
+	if r := bash(t, sb, p, w.work, "true"); r.code != 0 {
+		t.Fatalf("the next command: %+v", r)
+	}
+	if exists(filepath.Join(w.outside, "hooks")) {
+		t.Errorf("the sandbox made %s/hooks through the planted .git link", w.outside)
+	}
+}

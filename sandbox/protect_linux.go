@@ -75,11 +75,22 @@ func planMounts(sp spec) (ms []bindMount, missing []string, err error) {
 				missing = append(missing, e.path)
 				continue
 			}
-			if fi, err := os.Stat(filepath.Dir(e.path)); err != nil || !fi.IsDir() {
+			// The parent may be a link a command planted (.git -> /etc):
+			// make nothing outside the writable dirs.
+			parent, err := filepath.EvalSymlinks(filepath.Dir(e.path))
+			if err != nil {
 				missing = append(missing, e.path)
 				continue
 			}
-			if err := os.Mkdir(e.path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+				missing = append(missing, e.path)
+				continue
+			}
+			if _, ok := topmostRoot(sp.Write, parent); !ok {
+				missing = append(missing, e.path)
+				continue
+			}
+			if err := os.Mkdir(filepath.Join(parent, filepath.Base(e.path)), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 				return nil, nil, fmt.Errorf("create %s to keep it read-only: %w", e.path, err)
 			}
 		} else if err != nil {
