@@ -163,7 +163,10 @@ func (s *Sandbox) serverFor(sp spec, key string) (*server, error) {
 		delete(s.servers, key)
 	}
 	s.retired = slices.DeleteFunc(s.retired, (*server).ended)
-	srv, err := startServer(sp)
+	if s.thread == nil {
+		s.thread = newLockedThread()
+	}
+	srv, err := startServer(sp, s.thread)
 	if err != nil {
 		return nil, err
 	}
@@ -186,21 +189,78 @@ func (s *Sandbox) retire(srv *server, key string) {
 	}
 }
 
-// stopServers ends every server and waits for them. Commands still
-// running end with them.
+// stopServers ends every server and waits for them, then the thread that
+// started them. Commands still running end with them.
 func (s *Sandbox) stopServers() error {
 	s.mu.Lock()
 	srvs := s.retired
 	for _, srv := range s.servers {
 		srvs = append(srvs, srv)
 	}
-	s.servers, s.retired = nil, nil
+	thread := s.thread
+	s.servers, s.retired, s.thread = nil, nil, nil
 	s.mu.Unlock()
 	var errs []error
 	for _, srv := range srvs {
 		errs = append(errs, srv.close())
 	}
+	if thread != nil {
+		thread.stop()
+	}
 	return errors.Join(errs...)
+}
+
+// lockedThread runs functions on one OS thread that lives until stop. The
+// kernel sends a child's parent-death signal when the thread that started
+// it ends, not the process: servers started from this thread get theirs
+// when kimigo dies or Close is done with them, never because some
+// goroutine that locked and left a thread of the pool happened to start
+// them.
+type lockedThread struct {
+	work chan func()
+	done chan struct{}
+}
+
+func newLockedThread() *lockedThread {
+	t := &lockedThread{work: make(chan func()), done: make(chan struct{})}
+	serve := func() {
+		defer close(t.done)
+		for f := range t.work {
+			f()
+		}
+	}
+	go func() { // owned by t: stop ends it and waits
+		runtime.LockOSThread()
+		if unix.Gettid() != unix.Getpid() {
+			serve() // never unlocked: the thread ends with the goroutine
+			return
+		}
+		// The main thread never ends (the runtime parks it instead), so
+		// the parent-death signal would not come at stop. Keep it until a
+		// goroutine has locked another thread, which it then cannot be.
+		locked := make(chan struct{})
+		go func() { // owned by t, as above
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			close(locked)
+			serve()
+		}()
+		<-locked
+		runtime.UnlockOSThread()
+	}()
+	return t
+}
+
+// run runs f on the thread and waits for it.
+func (t *lockedThread) run(f func()) {
+	ran := make(chan struct{})
+	t.work <- func() { f(); close(ran) }
+	<-ran
+}
+
+// stop ends the thread and waits until it is gone.
+func (t *lockedThread) stop() {
+	close(t.work)
+	<-t.done
 }
 
 // server is the client side of one sandbox server.
@@ -226,9 +286,9 @@ type server struct {
 	done chan struct{} // closed once the reader ended and the process was reaped
 }
 
-// startServer starts a server for sp. It returns at once: the server sets
-// itself up while the first request is on its way.
-func startServer(sp spec) (*server, error) {
+// startServer starts a server for sp from thread. It returns at once: the
+// server sets itself up while the first request is on its way.
+func startServer(sp spec, thread *lockedThread) (*server, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: make the server's socket: %w", sp.Mode, err)
@@ -267,12 +327,10 @@ func startServer(sp spec) (*server, error) {
 	env := append(unsetEnv(os.Environ(), "GOMAXPROCS"), "GOMAXPROCS=1")
 	srv.cmd = &exec.Cmd{Path: selfExe, Args: args, Env: env, Dir: "/", Stderr: srv.stderr,
 		ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
-	// The kernel sends the parent-death signal when the thread that
-	// started the server ends, not the process: start it from a new
-	// goroutine, which no caller has locked to a thread that may end.
-	started := make(chan error, 1)
-	go func() { started <- srv.cmd.Start() }()
-	if err := <-started; err != nil {
+	// The parent-death signal is tied to the thread that starts the
+	// server (lockedThread).
+	thread.run(func() { err = srv.cmd.Start() })
+	if err != nil {
 		_ = srv.conn.Close() // unused
 		return nil, fmt.Errorf("sandbox %s: start the sandbox server: %w", sp.Mode, err)
 	}

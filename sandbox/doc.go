@@ -57,7 +57,9 @@
 //     its memory or descriptors) and marks everything but its socket
 //     close-on-exec, so a command inherits its three streams only.
 //   - Lifetimes: the server dies with kimigo (its socket's end, and a
-//     parent-death signal) and then kills every command's process group
+//     parent-death signal, which the kernel ties to the thread that
+//     started it: a thread of the Sandbox's own, never the main one, that
+//     lives until Close) and then kills every command's process group
 //     and, as a subreaper, every orphan they left (daemons included), so
 //     nothing outlives the session; Close does the same. A command's
 //     parent-death signal is tied to its thread, which lives until it was
@@ -195,7 +197,9 @@
 //     is killed, its server, commands, grandchildren, daemons and
 //     background tasks die (TestKimigoKilledLeavesNothingBehind); Close
 //     ends what commands left in the background
-//     (TestCommandsShareTheNetworkOfTheirServer).
+//     (TestCommandsShareTheNetworkOfTheirServer); the parent-death signal
+//     alone stops a server too (client_linux_test.go
+//     TestServerStopsWhenTheThreadThatStartedItEnds).
 //   - Failures name the policy and the path (TestTrampolineFailuresNameThePolicyAndPath,
 //     TestServerFailuresNameThePolicyAndPath); the trampoline's argument
 //     decodes or fails cleanly on any input (spec_test.go FuzzDecodeArgs),

@@ -36,6 +36,7 @@ type Sandbox struct {
 	closed  bool               // guarded by mu
 	servers map[string]*server // guarded by mu; by spec.key, one per policy
 	retired []*server          // guarded by mu; replaced servers, kept until Close
+	thread  *lockedThread      // guarded by mu; starts the servers, nil until the first
 }
 
 // New returns a Sandbox. It does no work until a command is sandboxed.
