@@ -32,3 +32,6 @@ func (s *Sandbox) Starter(p Policy) (osenv.Starter, error) {
 }
 
 func (s *Sandbox) stopServers() error { return nil }
+
+// lockedThread exists on Linux only.
+type lockedThread struct{}

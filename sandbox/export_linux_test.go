@@ -1,7 +1,7 @@
 package sandbox
 
-// ServerPIDs lists the pids of s's servers that run, replaced ones too.
-func ServerPIDs(s *Sandbox) []int {
+// serverPIDs lists the pids of s's servers that run, replaced ones too.
+func serverPIDs(s *Sandbox) []int {
 	s.mu.Lock()
 	srvs := append([]*server{}, s.retired...)
 	for _, srv := range s.servers {

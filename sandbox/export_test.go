@@ -32,3 +32,6 @@ func ProbeAgain() Status {
 	st, _ := probe()
 	return st
 }
+
+// ServerPIDs lists the pids of s's servers that run, replaced ones too.
+func ServerPIDs(s *Sandbox) []int { return serverPIDs(s) }

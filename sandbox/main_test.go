@@ -229,6 +229,53 @@ func leakCheckVia(via launcher, work string) error {
 	return sb.Close()
 }
 
+// playKimigo is the helper action "kimigo": with the namespace method
+// named (or the system's own), it starts a foreground
+// command that leaves a grandchild in its group and a daemon outside it,
+// and a second command as a background task would, prints every pid
+// (the server's first) and waits for its standard input to end.
+func playKimigo(work, method string) int {
+	opts := sandbox.Options{}
+	if method == string(sandbox.NamespaceUser) {
+		opts = sandbox.WithUserNamespace(opts)
+	}
+	sb := sandbox.New(opts)
+	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
+	fg, err := startIn(sb, p, work, osenv.Cmd{Args: []string{"bash", "-c",
+		`sleep 300 & a=$!; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo "$$ $a $!"; wait`}})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	line, err := bufio.NewReader(fg.Stdout()).ReadString('\n')
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	bg, err := startIn(sb, p, work, osenv.Cmd{Args: []string{"sleep", "300"}})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println(strings.Trim(fmt.Sprint(sandbox.ServerPIDs(sb)), "[]"), strings.TrimSpace(line), bg.Pid())
+	_, _ = io.Copy(io.Discard, os.Stdin) // until the test kills this process
+	return 0
+}
+
+// serve is the helper action "serve": it listens on the loopback, prints
+// its address and pid, and serves greetings until killed.
+func serve() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println(ln.Addr(), os.Getpid())
+	_ = os.Stdout.Close() // the reader has its line
+	serveGreeting(ln)
+	return 0
+}
+
 // helperCmd is argv for running a helper action.
 func helperCmd(t *testing.T, action ...string) []string {
 	t.Helper()
