@@ -231,39 +231,60 @@ func TestServerTimeoutsAndGroupKills(t *testing.T) {
 }
 
 func TestServerRunsConcurrentCommands(t *testing.T) {
+	// Twenty commands are started at once, all run together (each waits
+	// for its input until every one has said it started), and each ends
+	// with its own output and exit status, all through one server.
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	sb := serverSandbox(t, sandbox.Options{}, p)
 	const n = 20
-	var wg sync.WaitGroup
+	type running struct {
+		proc osenv.Process
+		out  *bufio.Reader
+		in   *io.PipeWriter
+	}
+	procs := make([]running, n)
 	errs := make([]error, n)
+	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			// Each writes a file of its own and reports through its exit
-			// status and its output.
-			script := fmt.Sprintf(`echo %d > f%d && cat f%d && exit %d`, i, i, i, i%7)
-			proc, err := startIn(sb, p, w.work, osenv.Cmd{Args: []string{"bash", "-c", script}})
+			in, feed := io.Pipe()
+			script := fmt.Sprintf(`echo started; read -r x; echo "%d $x" > f%d && cat f%d && exit %d`, i, i, i, i%7)
+			proc, err := startIn(sb, p, w.work, osenv.Cmd{Args: []string{"bash", "-c", script}, Stdin: in})
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			defer proc.Close()
-			out, _ := io.ReadAll(proc.Stdout())
-			if err := proc.Wait(); err != nil {
-				errs[i] = err
-				return
-			}
-			if code, _ := proc.ExitCode(); code != i%7 || string(out) != fmt.Sprintf("%d\n", i) {
-				errs[i] = fmt.Errorf("command %d: exit %d, output %q", i, code, out)
-			}
+			procs[i] = running{proc, bufio.NewReader(proc.Stdout()), feed}
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
+	for i := range n {
+		defer procs[i].proc.Close()
+		if line := readLine(t, procs[i].out); line != "started" {
+			t.Fatalf("command %d: %q", i, line)
+		}
+	}
 	if pids := sandbox.ServerPIDs(sb); len(pids) != 1 {
 		t.Errorf("servers: %v, want one for the policy", pids)
+	}
+	for i := range n {
+		if _, err := procs[i].in.Write([]byte("go\n")); err != nil {
+			t.Fatal(err)
+		}
+		_ = procs[i].in.Close() // the command has its line
+	}
+	for i := range n {
+		rest, _ := io.ReadAll(procs[i].out)
+		if err := procs[i].proc.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if code, _ := procs[i].proc.ExitCode(); code != i%7 || string(rest) != fmt.Sprintf("%d go\n", i) {
+			t.Errorf("command %d: exit %d, output %q", i, code, rest)
+		}
 	}
 }
 
