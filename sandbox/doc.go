@@ -11,8 +11,9 @@
 //     the network is off unless Policy.Network;
 //   - Sandbox (sandbox.go), one per session: the private temporary
 //     directory (TMPDIR) and the servers, both ended by Close;
-//   - the server path, for Bash, background tasks and hooks
-//     (client_linux.go, server_linux.go, guard_linux.go, wire.go):
+//   - the server path, for everything kimigo starts through osenv (Bash,
+//     background tasks, hooks, MCP stdio servers) (client_linux.go,
+//     server_linux.go, guard_linux.go, wire.go):
 //     Starter(p) is an osenv.Starter (osenv.Cmd.Starter), Start its
 //     method. The first command of a policy starts that policy's server,
 //     this program again with a hidden argument (MaybeRunTrampoline):
@@ -26,8 +27,8 @@
 //     a new process group) and, once it reaped it, with the wait status.
 //     osenv keeps the rest: the pipes, the group kill, the wait;
 //   - the trampoline path (sandbox_linux.go, trampoline*.go), for callers
-//     that need an *exec.Cmd (an MCP stdio server through the go-sdk's
-//     CommandTransport): Apply rewrites the command so that it starts
+//     that need an *exec.Cmd (none in kimigo today) and for Probe: Apply
+//     rewrites the command so that it starts
 //     this program as the trampoline, which makes the namespaces and
 //     mounts, restricts its thread and executes the command in its place
 //     (same pid, process group and exit status); Command is exec.Command
