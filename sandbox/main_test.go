@@ -233,7 +233,8 @@ func leakCheckVia(via launcher, work string) error {
 // named (or the system's own), it starts a foreground
 // command that leaves a grandchild in its group and a daemon outside it,
 // and a second command as a background task would, prints every pid
-// (the server's first) and waits for its standard input to end.
+// (the server's first) and its temporary directory, and waits for its
+// standard input to end.
 func playKimigo(work, method string) int {
 	opts := sandbox.Options{}
 	if method == string(sandbox.NamespaceUser) {
@@ -257,7 +258,12 @@ func playKimigo(work, method string) int {
 		fmt.Println(err)
 		return 1
 	}
-	fmt.Println(strings.Trim(fmt.Sprint(sandbox.ServerPIDs(sb)), "[]"), strings.TrimSpace(line), bg.Pid())
+	temp, err := sb.TempDir()
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println(strings.Trim(fmt.Sprint(sandbox.ServerPIDs(sb)), "[]"), strings.TrimSpace(line), bg.Pid(), temp)
 	_, _ = io.Copy(io.Discard, os.Stdin) // until the test kills this process
 	return 0
 }

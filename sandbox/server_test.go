@@ -367,17 +367,21 @@ func testKimigoKilledLeavesNothingBehind(t *testing.T, opts sandbox.Options) {
 		t.Fatal(err)
 	}
 	line := readLine(t, bufio.NewReader(stdout))
+	fields := strings.Fields(line)
+	if len(fields) != 6 {
+		_ = kimigo.Process.Kill() // the helper failed: do not leave it waiting
+		t.Fatalf("helper printed %q; want the server, bash, its grandchild, the daemon, the background task and the temporary directory", line)
+	}
+	// A killed kimigo leaves its private temporary directory behind.
+	t.Cleanup(func() { _ = os.RemoveAll(fields[5]) }) // best effort: an empty directory
 	var pids []int
-	for _, f := range strings.Fields(line) {
+	for _, f := range fields[:5] {
 		pid, err := strconv.Atoi(f)
 		if err != nil {
 			_ = kimigo.Process.Kill() // the helper failed: do not leave it waiting
 			t.Fatalf("helper: %s", line)
 		}
 		pids = append(pids, pid)
-	}
-	if len(pids) != 5 {
-		t.Fatalf("helper printed %q; want the server, bash, its grandchild, the daemon and the background task", line)
 	}
 	if err := kimigo.Process.Kill(); err != nil {
 		t.Fatal(err)
