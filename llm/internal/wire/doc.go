@@ -1,7 +1,8 @@
 // Package wire holds what the two HTTP provider wires (llm/openai and
 // llm/anthropic) share beyond SSE decoding: the clocks that bound one
-// response (watch.go) and the check that a 2xx answer is something a
-// stream decoder should read at all (sniff.go).
+// response (watch.go), the check that a 2xx answer is something a
+// stream decoder should read at all (sniff.go), and the run that
+// coalesces deltas which arrived together into one part (run.go).
 //
 // Invariants, and the tests that guard them:
 //   - The idle clock runs from the moment a request is sent: waiting for
@@ -16,4 +17,8 @@
 //     provider as JSON; anything else is read as a stream only when its
 //     first bytes are SSE fields, and is otherwise a KindInvalidResponse
 //     error naming the content type and what the body says (sniff_test.go).
+//   - A Run joins only consecutive deltas of one part and keeps the order
+//     of parts (run_test.go); the providers flush it whenever the next
+//     event is not buffered yet, so no delta waits for the network
+//     (TestDeltasThatArrivedTogetherAreOnePart in both wires).
 package wire
