@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -35,26 +34,28 @@ var deltaLayouts = []struct {
 	{deltaSignature, []byte(`signature_delta","signature":`)},
 }
 
-// decodeDeltaFast fills d from data when data has the canonical layout and
-// reports whether it did. d must be zero on entry.
-func decodeDeltaFast(data []byte, d *blockDeltaEvent) bool {
+// decodeDeltaFast reads data when it has the canonical layout and reports
+// whether it did. It sets d's index and delta type (d must be zero on
+// entry) and returns the delta's text: bytes of data when the string has no
+// escapes, else decoded into *scratch, which it reuses.
+func decodeDeltaFast(data []byte, d *blockDeltaEvent, scratch *[]byte) ([]byte, bool) {
 	rest, ok := bytes.CutPrefix(data, deltaPrefix)
 	if !ok {
-		return false
+		return nil, false
 	}
 	n := 0
 	for n < len(rest) && n < 10 && rest[n] >= '0' && rest[n] <= '9' {
 		n++
 	}
 	if n == 0 || n == 10 || (n > 1 && rest[0] == '0') {
-		return false // no number, too long to be an index, or a leading zero
+		return nil, false // no number, too long to be an index, or a leading zero
 	}
 	index := 0
 	for _, c := range rest[:n] {
 		index = index*10 + int(c-'0')
 	}
 	if rest, ok = bytes.CutPrefix(rest[n:], deltaMiddle); !ok {
-		return false
+		return nil, false
 	}
 	var kind deltaType
 	for _, l := range deltaLayouts {
@@ -64,38 +65,29 @@ func decodeDeltaFast(data []byte, d *blockDeltaEvent) bool {
 		}
 	}
 	if kind == "" {
-		return false
+		return nil, false
 	}
 	lit, ok := bytes.CutSuffix(rest, deltaSuffix)
 	if !ok {
-		return false
+		return nil, false
 	}
-	s, ok := stringLiteral(lit)
+	text, ok := stringLiteral(lit, scratch)
 	if !ok {
-		return false
+		return nil, false
 	}
 	d.Index = index
 	d.Delta.Type = kind
-	switch kind {
-	case deltaText:
-		d.Delta.Text = s
-	case deltaInputJSON:
-		d.Delta.PartialJSON = s
-	case deltaThinking:
-		d.Delta.Thinking = s
-	case deltaSignature:
-		d.Delta.Signature = s
-	}
-	return true
+	return text, true
 }
 
 // stringLiteral decodes lit when it is exactly one JSON string literal of
-// valid UTF-8. Plain text is converted directly and the two-byte escapes
-// (\" \\ \/ \b \f \n \r \t) are decoded here; a literal with \u escapes
-// is left to encoding/json, which owns the surrogate and replacement rules.
-func stringLiteral(lit []byte) (string, bool) {
+// valid UTF-8. Plain text is returned as it is (aliasing lit), and the
+// two-byte escapes (\" \\ \/ \b \f \n \r \t) are decoded here into
+// *scratch; a literal with \u escapes is left to encoding/json, which owns
+// the surrogate and replacement rules, and copied to *scratch as well.
+func stringLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
 	if len(lit) < 2 || lit[0] != '"' {
-		return "", false
+		return nil, false
 	}
 	escapes, unicode := 0, false
 	i := 1
@@ -113,62 +105,62 @@ func stringLiteral(lit []byte) (string, bool) {
 			break
 		}
 		if c < 0x20 {
-			return "", false
+			return nil, false
 		}
 	}
 	if i != len(lit)-1 {
-		return "", false // unterminated, or bytes after the closing quote
+		return nil, false // unterminated, or bytes after the closing quote
 	}
 	body := lit[1:i]
 	if !utf8.Valid(body) {
-		return "", false
+		return nil, false
 	}
 	if escapes == 0 {
-		return string(body), true
+		return body, true
 	}
 	if !unicode {
-		if s, ok := unescapeShort(body, len(body)-escapes); ok {
-			return s, true
+		if b, ok := unescapeShort((*scratch)[:0], body); ok {
+			*scratch = b
+			return b, true
 		}
 	}
 	var s string
 	if err := json.Unmarshal(lit, &s); err != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
+	*scratch = append((*scratch)[:0], s...)
+	return *scratch, true
 }
 
-// unescapeShort decodes a string body whose escapes are all two-byte ones;
-// size is the decoded length. Any other escape reports false.
-func unescapeShort(body []byte, size int) (string, bool) {
-	var b strings.Builder
-	b.Grow(size)
+// unescapeShort appends a string body whose escapes are all two-byte ones
+// to buf, decoded. Any other escape reports false.
+func unescapeShort(buf, body []byte) ([]byte, bool) {
 	for i := 0; i < len(body); i++ {
 		c := body[i]
 		if c != '\\' {
-			b.WriteByte(c)
+			buf = append(buf, c)
 			continue
 		}
 		i++
 		if i == len(body) {
-			return "", false
+			return nil, false
 		}
 		switch body[i] {
 		case '"', '\\', '/':
-			b.WriteByte(body[i])
+			buf = append(buf, body[i])
 		case 'b':
-			b.WriteByte('\b')
+			buf = append(buf, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			buf = append(buf, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			buf = append(buf, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			buf = append(buf, '\r')
 		case 't':
-			b.WriteByte('\t')
+			buf = append(buf, '\t')
 		default:
-			return "", false
+			return nil, false
 		}
 	}
-	return b.String(), true
+	return buf, true
 }

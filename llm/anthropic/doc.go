@@ -28,7 +28,9 @@
 //     before them, between events or inside one, is an incomplete response
 //     and none of it is used (TestStreamEndings, faults_test.go). The delta
 //     fast path decodes exactly what encoding/json would
-//     (FuzzDeltaFastPath).
+//     (FuzzDeltaFastPath). Deltas of one block that arrived together are
+//     handed out as one part (llm/internal/wire.Run); none waits for bytes
+//     not yet received (TestDeltasThatArrivedTogetherAreOnePart).
 //   - The service must send a byte every IdleTimeout (default 2 minutes,
 //     the wait for headers included; pings count) and finish within
 //     ResponseTimeout (default 30 minutes). A 200 that is not an event
