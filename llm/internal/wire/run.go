@@ -14,7 +14,9 @@ import "github.com/kimigo/kimigo/llm"
 // streamed in 16-byte deltas arrives as tens of parts, not 130,000.
 //
 // The deltas are copied into one buffer, so a delta may alias the
-// provider's read buffer; the part gets its own string when flushed.
+// provider's read buffer; the part gets its own string when flushed. A
+// delta that would take the run past runMax bytes starts a new run, which
+// keeps the buffer one small allocation per stream.
 type Run struct {
 	active bool
 	key    RunKey
@@ -53,13 +55,19 @@ func (r *Run) AddString(out []llm.StreamPart, k RunKey, delta string) []llm.Stre
 	return add(r, out, k, delta)
 }
 
+// runMax is the most a run holds, unless one delta is larger.
+const runMax = 8 << 10
+
 func add[T ~string | ~[]byte](r *Run, out []llm.StreamPart, k RunKey, delta T) []llm.StreamPart {
-	if r.active && r.key == k {
+	if r.active && r.key == k && len(r.buf)+len(delta) <= runMax {
 		r.buf = append(r.buf, delta...)
 		return out
 	}
 	out = r.Flush(out)
 	r.active, r.key = true, k
+	if r.buf == nil {
+		r.buf = make([]byte, 0, max(runMax, len(delta)))
+	}
 	r.buf = append(r.buf[:0], delta...)
 	return out
 }
