@@ -21,7 +21,10 @@
 //     keep their image-format classification so the media-stripped resend
 //     fires (TestSA7ClientSideImageRejection, TestSE5InvalidRequestNotRetried).
 //   - Request bytes are stable for the same input (golden files in
-//     testdata/, provider_test.go and convert_test.go).
+//     testdata/, provider_test.go and convert_test.go), and are what
+//     encoding/json marshals, though written a message at a time while
+//     they are sent, never into one buffer (request_test.go,
+//     TestRequestBodyIsStreamed).
 //   - Every stream failure is an *llm.Error or an abort (stream_test.go,
 //     FuzzAnthropicStream). A body is an answer only when it reached
 //     message_stop or a message_delta with a stop_reason; a body that ends

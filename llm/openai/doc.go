@@ -30,6 +30,8 @@
 //     of it is used. An empty 200 body is malformed; a 200 that is neither
 //     an event stream nor a chat completion in JSON is invalid and names
 //     its content type (TestStreamErrors, faults_test.go).
+//   - A request body is encoded a message at a time while it is sent, with
+//     its Content-Length, never into one buffer (TestRequestBodyIsStreamed).
 //   - Request bodies are byte-stable and match the goldens in testdata;
 //     the openai flavour sends tool schemas byte for byte; Kimi
 //     normalisation never modifies its input (provider_test.go,
