@@ -89,10 +89,11 @@ func stringLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
 	if len(lit) < 2 || lit[0] != '"' {
 		return nil, false
 	}
-	escapes, unicode := 0, false
+	escapes, unicode, high := 0, false, byte(0)
 	i := 1
 	for ; i < len(lit); i++ {
 		c := lit[i]
+		high |= c
 		if c == '\\' {
 			escapes++
 			i++ // the escaped byte cannot end the literal
@@ -112,7 +113,7 @@ func stringLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
 		return nil, false // unterminated, or bytes after the closing quote
 	}
 	body := lit[1:i]
-	if !utf8.Valid(body) {
+	if high >= utf8.RuneSelf && !utf8.Valid(body) {
 		return nil, false
 	}
 	if escapes == 0 {

@@ -34,6 +34,7 @@ type chunkScanner struct {
 	lastID  string
 	buf     []byte // unescape scratch for strings
 	scratch []byte // unescaped content and arguments of this scan
+	ascii   bool   // the string str read last is all ASCII
 
 	// one is the chunk's one content or arguments string, when it has
 	// exactly one: where it starts and ends in data, and which delta it

@@ -29,7 +29,7 @@ func (sc *chunkScanner) stringInto(dst *string) bool {
 		return false
 	}
 	body := sc.data[start+1 : sc.i-1]
-	if !utf8.Valid(body) {
+	if !sc.ascii && !utf8.Valid(body) {
 		return json.Unmarshal(sc.data[start:sc.i], dst) == nil
 	}
 	if !escaped {
@@ -59,7 +59,7 @@ func (sc *chunkScanner) stringBytes() ([]byte, bool) {
 // \u escapes are left to encoding/json, as in stringInto.
 func (sc *chunkScanner) literal(lit []byte, escaped bool) ([]byte, bool) {
 	body := lit[1 : len(lit)-1]
-	valid := utf8.Valid(body)
+	valid := sc.ascii || utf8.Valid(body)
 	if valid && !escaped {
 		return body, true
 	}
@@ -131,17 +131,22 @@ func (sc *chunkScanner) plainKey() ([]byte, bool) {
 	return sc.data[start+1 : sc.i-1], true
 }
 
-// str validates a string and moves past it; escaped reports backslashes.
+// str validates a string and moves past it; escaped reports backslashes,
+// and sc.ascii whether every byte of it is ASCII.
 func (sc *chunkScanner) str() (escaped bool, ok bool) {
 	d := sc.data
 	i := sc.i
 	if i >= len(d) || d[i] != '"' {
 		return false, false
 	}
+	high := byte(0)
 	for i++; i < len(d); i++ {
-		switch b := d[i]; {
+		b := d[i]
+		high |= b
+		switch {
 		case b == '"':
 			sc.i = i + 1
+			sc.ascii = high < utf8.RuneSelf
 			return escaped, true
 		case b == '\\':
 			escaped = true
