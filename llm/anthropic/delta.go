@@ -83,47 +83,75 @@ func decodeDeltaFast(data []byte, d *blockDeltaEvent, scratch *[]byte) ([]byte, 
 // stringLiteral decodes lit when it is exactly one JSON string literal of
 // valid UTF-8. Plain text is returned as it is (aliasing lit), and the
 // two-byte escapes (\" \\ \/ \b \f \n \r \t) are decoded here into
-// *scratch; a literal with \u escapes is left to encoding/json, which owns
-// the surrogate and replacement rules, and copied to *scratch as well.
+// *scratch, in the same pass that validates the literal; a literal with
+// \u escapes is left to encoding/json (unicodeLiteral).
 func stringLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
-	if len(lit) < 2 || lit[0] != '"' {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return nil, false
 	}
-	escapes, unicode, high := 0, false, byte(0)
-	i := 1
-	for ; i < len(lit); i++ {
-		c := lit[i]
-		high |= c
-		if c == '\\' {
-			escapes++
-			i++ // the escaped byte cannot end the literal
-			if i < len(lit) && lit[i] == 'u' {
-				unicode = true
-			}
+	body := lit[1 : len(lit)-1]
+	var buf []byte
+	escaped, high, run := false, byte(0), 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c >= 0x20 && c != '\\' && c != '"' {
+			high |= c
 			continue
 		}
-		if c == '"' {
-			break
+		if c != '\\' || i+1 == len(body) {
+			return nil, false // a control byte, a quote before the end, or an escaped closing quote
 		}
-		if c < 0x20 {
+		var d byte
+		switch e := body[i+1]; e {
+		case '"', '\\', '/':
+			d = e
+		case 'b':
+			d = '\b'
+		case 'f':
+			d = '\f'
+		case 'n':
+			d = '\n'
+		case 'r':
+			d = '\r'
+		case 't':
+			d = '\t'
+		case 'u':
+			return unicodeLiteral(lit, scratch)
+		default:
 			return nil, false
 		}
+		if !escaped {
+			buf, escaped = (*scratch)[:0], true
+		}
+		buf = append(append(buf, body[run:i]...), d)
+		i++
+		run = i + 1
 	}
-	if i != len(lit)-1 {
-		return nil, false // unterminated, or bytes after the closing quote
-	}
-	body := lit[1:i]
 	if high >= utf8.RuneSelf && !utf8.Valid(body) {
 		return nil, false
 	}
-	if escapes == 0 {
+	if !escaped {
 		return body, true
 	}
-	if !unicode {
-		if b, ok := unescapeShort((*scratch)[:0], body); ok {
-			*scratch = b
-			return b, true
+	*scratch = append(buf, body[run:]...)
+	return *scratch, true
+}
+
+// unicodeLiteral decodes a literal with \u escapes as encoding/json does,
+// which owns the surrogate and replacement rules, after the checks of
+// stringLiteral: one literal, no control bytes, valid UTF-8.
+func unicodeLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\\':
+			i++ // the escaped byte; encoding/json checks it
+		case c == '"' || c < 0x20:
+			return nil, false
 		}
+	}
+	if !utf8.Valid(body) {
+		return nil, false
 	}
 	var s string
 	if err := json.Unmarshal(lit, &s); err != nil {
@@ -131,37 +159,4 @@ func stringLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
 	}
 	*scratch = append((*scratch)[:0], s...)
 	return *scratch, true
-}
-
-// unescapeShort appends a string body whose escapes are all two-byte ones
-// to buf, decoded. Any other escape reports false.
-func unescapeShort(buf, body []byte) ([]byte, bool) {
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c != '\\' {
-			buf = append(buf, c)
-			continue
-		}
-		i++
-		if i == len(body) {
-			return nil, false
-		}
-		switch body[i] {
-		case '"', '\\', '/':
-			buf = append(buf, body[i])
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		default:
-			return nil, false
-		}
-	}
-	return buf, true
 }
