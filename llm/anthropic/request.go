@@ -108,16 +108,6 @@ func appendJSON(buf *bytes.Buffer, v any) error {
 	return nil
 }
 
-// encodeBody marshals the request as encodeJSON(b) would, in one buffer;
-// the transport sends newBody's bytes instead, which are the same.
-func encodeBody(b *requestBody) ([]byte, error) {
-	body, err := newBody(b, nil)
-	if err != nil {
-		return nil, err
-	}
-	return body.Bytes()
-}
-
 // newBody is the request as encodeJSON(b) would marshal it, encoded a
 // message at a time as the transport reads it (wire.Body): no buffer the
 // size of the conversation is allocated, and encoding/json's buffer pool,

@@ -82,3 +82,13 @@ func TestEncodeBodyLeavesNoRequestSizedBuffer(t *testing.T) {
 		t.Errorf("encoding a %d-byte body left the heap %d bytes larger; want well under the body's size", size, grew)
 	}
 }
+
+// encodeBody is the request body in one buffer: the bytes the transport
+// sends.
+func encodeBody(b *requestBody) ([]byte, error) {
+	body, err := newBody(b, nil)
+	if err != nil {
+		return nil, err
+	}
+	return body.Bytes()
+}

@@ -39,16 +39,6 @@ type encoder struct {
 	reasoningKey ReasoningKey
 }
 
-// encodeRequest builds the request body in one buffer; the transport
-// sends requestBody's bytes instead, which are the same.
-func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
-	b, err := p.requestBody(req)
-	if err != nil {
-		return nil, err
-	}
-	return b.Bytes()
-}
-
 // requestBody builds the request body with the field order of spec 01
 // §3.2.1: model, messages, stream, sampling kwargs, prompt_cache_key, the
 // completion cap, reasoning_effort (openai), extra body keys (sorted),
