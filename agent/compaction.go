@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/tools"
 )
@@ -296,11 +296,5 @@ func (e CompactionEvent) EventType() turn.EventType { return turn.EventType(e.Ev
 
 // MarshalJSON encodes the carried event.
 func (e CompactionEvent) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e.Event); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSpace(buf.Bytes()), nil
+	return plainjson.Marshal(e.Event)
 }

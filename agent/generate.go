@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -104,9 +104,6 @@ func hashText(s string) string {
 
 // hashJSON hashes the plain JSON of v (no HTML escaping).
 func hashJSON(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // tool summaries always encode
-	return hashText(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
+	b, _ := plainjson.Marshal(v) // tool summaries always encode
+	return hashText(string(b))
 }

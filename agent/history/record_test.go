@@ -1,7 +1,6 @@
 package history_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -11,18 +10,17 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 )
 
 func encode(t *testing.T, v any) string {
 	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := plainjson.Marshal(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.TrimSpace(b.String())
+	return string(b)
 }
 
 func TestMessageJSON(t *testing.T) {

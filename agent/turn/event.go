@@ -6,6 +6,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -208,13 +209,10 @@ func (HookResultEvent) EventType() EventType      { return TypeHookResult }
 // MarshalEvent encodes ev as one JSON object whose first key is "type",
 // followed by the event's own fields, without HTML escaping.
 func MarshalEvent(ev Event) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(ev); err != nil {
+	body, err := plainjson.Marshal(ev)
+	if err != nil {
 		return nil, err
 	}
-	body := bytes.TrimSpace(buf.Bytes())
 	typ, err := json.Marshal(string(ev.EventType()))
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // jsonRenderer is the stream-json format (spec 06 §1.6.3, ERRATA 19):
@@ -183,14 +184,12 @@ func (r *jsonRenderer) line(v any) {
 	if r.err != nil {
 		return
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // the text is shown as written: no \u003c for <
-	if err := enc.Encode(v); err != nil {
+	b, err := plainjson.Marshal(v) // the text is shown as written: no \u003c for <
+	if err != nil {
 		r.err = err
 		return
 	}
-	_, r.err = r.out.Write(buf.Bytes())
+	_, r.err = r.out.Write(append(b, '\n'))
 }
 
 // compactArgs is the call's argument text as the model wrote it, without

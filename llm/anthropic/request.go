@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // requestBody is the Messages request. Field order is the wire order, and
@@ -86,28 +87,7 @@ type wireTool struct {
 // required on the wire.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// encodeJSON marshals v without HTML escaping, so "<system>" stays
-// readable and the bytes match what other clients send.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := appendJSON(&buf, v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// appendJSON writes v to buf as encodeJSON does.
-func appendJSON(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	buf.Truncate(buf.Len() - 1) // the newline Encode adds
-	return nil
-}
-
-// encodeBody marshals the request as encodeJSON(b) would, one message at
+// encodeBody marshals the request as plainjson.Marshal(b) would, one message at
 // a time. encoding/json keeps the buffer of every Encode in a pool for the
 // next one, and a whole conversation in one Encode left a buffer the size
 // of the request in that pool after every request: a long session on this
@@ -121,7 +101,7 @@ func encodeBody(b *requestBody, sizeHint int) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(sizeHint)
 	buf.WriteString(`{"model":`)
-	if err := appendJSON(&buf, b.Model); err != nil {
+	if err := plainjson.Write(&buf, b.Model); err != nil {
 		return nil, err
 	}
 	buf.WriteString(`,"messages":`)
@@ -133,14 +113,14 @@ func encodeBody(b *requestBody, sizeHint int) ([]byte, error) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := appendJSON(&buf, &b.Messages[i]); err != nil {
+			if err := plainjson.Write(&buf, &b.Messages[i]); err != nil {
 				return nil, err
 			}
 		}
 		buf.WriteByte(']')
 	}
 	opts := buf.Len()
-	if err := appendJSON(&buf, &b.requestOptions); err != nil {
+	if err := plainjson.Write(&buf, &b.requestOptions); err != nil {
 		return nil, err
 	}
 	buf.Bytes()[opts] = ',' // the options object's "{" continues the body
