@@ -35,7 +35,7 @@ var forbidden = map[string][]string{ // importer → what it must not import
 var only = map[string][]string{ // importer → all it may import
 	"llm":   {"llm", "llm/"},
 	"llm/":  {"llm", "llm/"},
-	"loop":  {"llm", "llm/", "loop", "loop/looptest"},
+	"loop":  {"llm", "llm/", "loop", "loop/jsonschema", "loop/looptest"},
 	"loop/": {"llm", "llm/", "loop"},
 	// sandbox is a leaf that tools, hooks and mcp import (issue 16).
 	"sandbox": {"sandbox", "osenv"},
