@@ -12,8 +12,12 @@
 // validation, the prepare/authorize/finalize hooks, execution with a 2 s
 // grace after cancellation, result normalisation); the access-based tool
 // scheduler; the event types and the Dispatcher; the tool contract
-// (ExecutableTool, Execution, ExecCtx, ToolResult, accesses, display
-// blocks) shared by every tool in kimigo.
+// (ExecutableTool, Execution, ExecCtx, ToolResult, accesses, the display
+// interface and the built-in tools' display blocks) shared by every tool
+// in kimigo. A feature that needs a display of its own (plans, goals,
+// subagents, background tasks) defines it beside its tool; the loop reads
+// a kind it has no type for as a RawDisplay that keeps its bytes
+// (event_test.go TestDisplayJSON).
 //
 // It does not own history, prompts, permissions or persistence. Messages
 // come from the host's builders, tools from its table, decisions from its

@@ -216,10 +216,7 @@ func TestScenario17AllowWithNonMatchingArgument(t *testing.T) {
 }
 
 func exitPlanExec(ps *planState, options ...string) *loop.Execution {
-	d := &loop.PlanReviewDisplay{Plan: ps.content, Path: ps.path}
-	for _, o := range options {
-		d.Options = append(d.Options, loop.PlanOption{Label: o})
-	}
+	d := &planReviewDisplay{Plan: ps.content, Path: ps.path, Options: options}
 	return &loop.Execution{Description: "Presenting plan and exiting plan mode", ApprovalRule: "ExitPlanMode", Display: d}
 }
 
@@ -236,7 +233,7 @@ func TestScenario18PlanReviewInYolo(t *testing.T) {
 	if err != nil || a.SyntheticResult == nil {
 		t.Fatalf("got %+v, %v; want a synthetic result (the tool does not run)", a, err)
 	}
-	if d, ok := r.approver.last().Display.(*loop.PlanReviewDisplay); !ok || len(d.Options) != 2 || d.Plan != "# Plan" {
+	if d, ok := r.approver.last().Display.(*planReviewDisplay); !ok || len(d.Options) != 2 || d.Plan != "# Plan" {
 		t.Errorf("request display = %#v", r.approver.last().Display)
 	}
 	out := a.SyntheticResult.Output.String()
@@ -304,7 +301,7 @@ func TestScenario21BlankPlan(t *testing.T) {
 }
 
 func goalExec(mode permission.Mode) *loop.Execution {
-	return &loop.Execution{ApprovalRule: "CreateGoal", Display: &loop.GoalStartDisplay{Objective: "work", Mode: string(mode)}}
+	return &loop.Execution{ApprovalRule: "CreateGoal", Display: &goalStartDisplay{Objective: "work", Mode: string(mode)}}
 }
 
 func TestScenario22GoalStartSwitchesMode(t *testing.T) {
@@ -314,7 +311,7 @@ func TestScenario22GoalStartSwitchesMode(t *testing.T) {
 	m = r.m
 	a, err := r.callExec("CreateGoal", `{"objective":"work"}`, goalExec(permission.ModeManual))
 	wantAllow(t, a, err)
-	if d, ok := r.approver.last().Display.(*loop.GoalStartDisplay); !ok || d.Objective != "work" || d.Mode != "manual" {
+	if d, ok := r.approver.last().Display.(*goalStartDisplay); !ok || d.Objective != "work" || d.Mode != "manual" {
 		t.Errorf("request display = %#v", r.approver.last().Display)
 	}
 	if got := r.log.of(permission.TypeSetMode); len(got) != 1 || got[0] != `{"mode":"auto"}` || r.m.Mode() != permission.ModeAuto {
