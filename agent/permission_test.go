@@ -16,6 +16,7 @@ import (
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // The permission manager inside the agent: the real chain decides inside
@@ -361,4 +362,19 @@ func TestPermissionOneOpenRequest(t *testing.T) {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}
 	h.ExpectResumeMatches()
+}
+
+// permission names the built-in tools its rules and policies are about
+// without importing tools; the names must be the tools' own.
+func TestPermissionToolNamesAreTheTools(t *testing.T) {
+	builtin := map[string]bool{}
+	for _, n := range []string{tools.NameBash, tools.NameWrite, tools.NameEdit, tools.NameAskUserQuestion,
+		tools.NameRead, tools.NameGlob, tools.NameGrep} {
+		builtin[n] = true
+	}
+	for _, n := range permission.ToolNames() {
+		if !builtin[n] {
+			t.Errorf("permission refers to tool %q, which the tools package does not name", n)
+		}
+	}
 }

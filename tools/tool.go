@@ -15,6 +15,7 @@ import (
 	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Built-in tool names, as the model sees them.
@@ -44,7 +45,7 @@ type Base struct {
 	Env osenv.Env
 	// Workspace is where relative paths resolve; a zero Dir means
 	// Env.Cwd().
-	Workspace Workspace
+	Workspace workspace.Dirs
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 }

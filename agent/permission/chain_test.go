@@ -9,7 +9,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // TestChainOrder pins the chain of spec 04 §2.3, with the workspace
@@ -390,7 +390,7 @@ func TestScenario28SensitivePredicate(t *testing.T) {
 		"id_rsa.pub": false, "credentials.json": false, ".envrc": false, ".env_example": false,
 		".ENV.TEMPLATE": false, "id_rsafoo": false,
 	} {
-		if got := tools.IsSensitive(p); got != want {
+		if got := workspace.IsSensitive(p); got != want {
 			t.Errorf("IsSensitive(%q) = %v; want %v", p, got, want)
 		}
 	}

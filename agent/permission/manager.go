@@ -10,7 +10,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/kimigo/kimigo/osenv"
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Options build a Manager. The zero value is a main agent in manual mode
@@ -22,7 +22,7 @@ type Options struct {
 	Env osenv.Env
 	// Workspace returns the work dir and the --add-dir dirs; it is asked
 	// on every call, so changes apply at once. Nil means Env's cwd alone.
-	Workspace func() tools.Workspace
+	Workspace func() workspace.Dirs
 	// Rules are the agent's own rules in effective order (LoadRules
 	// validates rules read from files). A subagent has none of its own.
 	Rules []Rule
@@ -186,11 +186,11 @@ func (m *Manager) addSessionPattern(pattern string) {
 	}
 }
 
-func (m *Manager) workspace() tools.Workspace {
+func (m *Manager) workspace() workspace.Dirs {
 	if m.o.Workspace != nil {
 		return m.o.Workspace()
 	}
-	return tools.Workspace{Dir: m.env.Cwd()}
+	return workspace.Dirs{Dir: m.env.Cwd()}
 }
 
 func (m *Manager) home() string { return m.env.Home() }
@@ -208,8 +208,8 @@ func (m *Manager) analyze(command, cwd string) *script {
 
 // pathMatcher is the path-rule matcher of a Bash redirection target, the
 // one Write and Edit use for their own paths.
-func (m *Manager) pathMatcher(ws tools.Workspace, w writeTarget) func(string) bool {
-	return tools.PathRuleMatcher(m.env, ws, tools.ResolvedPath{Raw: w.raw, Path: w.path, Outside: !ws.Contains(w.path)})
+func (m *Manager) pathMatcher(ws workspace.Dirs, w writeTarget) func(string) bool {
+	return workspace.PathRuleMatcher(m.env, ws, workspace.ResolvedPath{Raw: w.raw, Path: w.path, Outside: !ws.Contains(w.path)})
 }
 
 // fire starts a hook without waiting for it.

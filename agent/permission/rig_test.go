@@ -17,6 +17,7 @@ import (
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
 	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // The rig follows the conventions of spec 04 §10: cwd /repo, a git work
@@ -86,7 +87,7 @@ func ruleWithReason(d permission.Decision, pattern, reason string) permission.Ru
 
 type rig struct {
 	t        testing.TB
-	ws       tools.Workspace
+	ws       workspace.Dirs
 	approver *approver
 	hooks    *hookLog
 	log      *recordLog
@@ -113,12 +114,12 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	if cfg.win32 {
 		env = win32Env{mem}
 	}
-	r := &rig{t: t, ws: tools.Workspace{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs},
+	r := &rig{t: t, ws: workspace.Dirs{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs},
 		approver: &approver{answers: cfg.answers}, hooks: &hookLog{results: cfg.hookResults},
 		log: &recordLog{}, tele: &telemetry{}}
 	o := permission.Options{
 		Env:         env,
-		Workspace:   func() tools.Workspace { return r.ws },
+		Workspace:   func() workspace.Dirs { return r.ws },
 		Rules:       cfg.rules,
 		Parent:      cfg.parent,
 		AgentType:   cfg.agentType,

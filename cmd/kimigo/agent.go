@@ -17,6 +17,7 @@ import (
 	"github.com/kimigo/kimigo/profile/agentfile"
 	"github.com/kimigo/kimigo/session"
 	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // agentPlan is what the main agent of a run is built from. What can fail
@@ -57,7 +58,7 @@ type agentPlan struct {
 // session's callback (session.Options.Agent).
 func (p *agentPlan) options(setup session.AgentSetup) agent.Options {
 	p.logs.switchTo(filepath.Join(setup.SessionDir, "logs", "kimigo.log"))
-	ws := tools.Workspace{Dir: setup.WorkDir, AdditionalDirs: union(p.localDirs, setup.AdditionalDirs)}
+	ws := workspace.Dirs{Dir: setup.WorkDir, AdditionalDirs: union(p.localDirs, setup.AdditionalDirs)}
 	return agent.Options{
 		Provider:   p.slot,
 		Capability: &p.slot.capability,
@@ -76,7 +77,7 @@ func (p *agentPlan) options(setup session.AgentSetup) agent.Options {
 		},
 		Env: p.env,
 		Permission: &permission.Options{
-			Workspace:  func() tools.Workspace { return ws },
+			Workspace:  func() workspace.Dirs { return ws },
 			Rules:      p.rules,
 			Approver:   approveAll{},
 			RuleWriter: &config.UserRuleWriter{Home: p.home},
