@@ -52,6 +52,9 @@ var forbiddenOutsideTests = map[string][]string{ // importer → what it must no
 	"agent/records":    {"tools", "tools/"},
 	"agent/replay":     {"tools", "tools/"},
 	"agent/turn":       {"tools", "tools/"},
+	// print mode is a front end: it drives a session through the event
+	// contract (its tests drive a real agent).
+	"internal/print": {"agent", "agent/", "session", "cmd/"},
 }
 
 // only lists, for the bottom layers and the leaves, every project

@@ -18,6 +18,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
@@ -91,8 +92,18 @@ type Options struct {
 	LoopControl func() turn.LoopControl
 	// Loop injects the loop's sleep, jitter and ids.
 	Loop loop.Options
-	// Events receives every event; more sinks can Subscribe.
-	Events turn.EventSink
+	// ID names the agent in the header of every event it publishes
+	// ("main", "agent-0", …); "" means MainAgentID.
+	ID string
+	// Events is the bus the agent publishes its events on; a session
+	// shares one among its agents, so a front end follows them on one
+	// stream. Nil gives the agent a bus of its own (Agent.Events).
+	Events *event.Bus
+	// OnEvent, when set, sees every event the agent published, after the
+	// bus stamped it, synchronously on the publishing goroutine: for
+	// tests and traces that interleave events with records. It must not
+	// block. Front ends subscribe to the bus instead.
+	OnEvent func(event.Event)
 
 	// Injection adds the reminders (todo list, permission mode, background
 	// tasks after a compaction; plan and goal plug in as injectors); nil
@@ -115,6 +126,10 @@ type Options struct {
 	NewUUID func() string
 }
 
+// MainAgentID is the id of a session's main agent, and of an agent given
+// none.
+const MainAgentID = "main"
+
 // Agent is one conversation's mutable state and the host that drives the
 // stateless loop over it: history, configuration, tool store, usage and
 // the turn counter, all changed only by committing a record and applying
@@ -125,7 +140,7 @@ type Agent struct {
 	logger  *slog.Logger
 	now     func() time.Time
 	log     *records.Log
-	events  *fanout
+	events  publisher
 	turns   *turn.TurnFlow
 	adapter *turn.LLM
 	manager *tools.Manager      // nil without NewToolManager
@@ -168,10 +183,13 @@ func New(o Options) *Agent {
 	}
 	a.log = records.NewLog(records.LogOptions{Persistence: o.Persistence, Now: a.now, Logger: a.logger,
 		KeepOldFormat: o.KeepOldRecordFormat})
-	a.events = newFanout(a.logger)
-	if o.Events != nil {
-		a.events.add(o.Events)
+	if o.ID == "" {
+		a.o.ID = MainAgentID
 	}
+	if o.Events == nil {
+		a.o.Events = event.NewBus(event.BusOptions{})
+	}
+	a.events = publisher{id: a.o.ID, bus: a.o.Events, onEvent: o.OnEvent, log: a.logger}
 	a.mem = history.New(history.Options{Logger: a.logger, Now: func() time.Time { return a.recordTime },
 		Hooks: a.historyHooks()})
 	a.store = tools.NewStore()
@@ -236,10 +254,11 @@ func (a *Agent) Close(ctx context.Context) error {
 	return err
 }
 
-// Subscribe adds an event sink and returns the function that removes it.
-// Sinks are called synchronously and must be safe for concurrent use; a
-// sink that panics is logged and skipped.
-func (a *Agent) Subscribe(s turn.EventSink) (unsubscribe func()) { return a.events.add(s) }
+// ID is the agent's id in the events it publishes.
+func (a *Agent) ID() string { return a.o.ID }
+
+// Events is the bus the agent publishes on: Options.Events, or its own.
+func (a *Agent) Events() *event.Bus { return a.o.Events }
 
 // Prompt records input and starts a turn with it; origin nil means the
 // user. While a turn runs the prompt is refused with a turn.agent_busy

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -78,8 +79,8 @@ func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			return tools.New(tools.Options{Base: tools.Base{Env: env}, Committer: c})
 		}})
-	var events []turn.Event
-	a.Subscribe(turn.EventFunc(func(ev turn.Event) { events = append(events, ev) }))
+	sub := a.Events().Subscribe()
+	defer sub.Close()
 	sampled := map[records.Type]bool{}
 	for _, s := range applySamples {
 		rec, err := records.New(s.typ, s.fields)
@@ -102,8 +103,10 @@ func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 	if n := len(store.Records()); n != 0 {
 		t.Errorf("apply appended %d records", n)
 	}
-	if len(events) != 0 {
-		t.Errorf("apply published %d events", len(events))
+	none, cancel := context.WithCancel(t.Context())
+	cancel() // only what is queued already
+	if ev, err := sub.Next(none); err == nil {
+		t.Errorf("apply published %s", ev.EventType())
 	}
 	if got := a.turns.CurrentID(); got != 4 {
 		t.Errorf("turn counter after a loop event of turn 4 = %d", got)

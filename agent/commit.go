@@ -11,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/tools"
 )
@@ -52,15 +53,15 @@ func (a *Agent) commit(rec records.Record) (history.Change, error) {
 
 // commitLocked is commit's body; the caller holds mu and publishes the
 // returned events once it released it.
-func (a *Agent) commitLocked(rec records.Record) (applied, []turn.Event, error) {
-	var events []turn.Event
+func (a *Agent) commitLocked(rec records.Record) (applied, []event.Event, error) {
+	var events []event.Event
 	if a.configPending { // a new log starts with the agent's initial configuration
 		a.configPending = false
 		cfg, err := records.New(TypeConfigUpdate, a.config.asUpdate())
 		if err == nil {
 			var ap applied
 			if ap, err = a.appendAndApply(cfg); err == nil && ap.status {
-				events = append(events, a.statusLocked())
+				events = a.appendStatus(events)
 			}
 		}
 		if err != nil {
@@ -70,13 +71,22 @@ func (a *Agent) commitLocked(rec records.Record) (applied, []turn.Event, error) 
 	}
 	ap, err := a.appendAndApply(rec)
 	if err == nil && ap.status {
-		events = append(events, a.statusLocked())
+		events = a.appendStatus(events)
 	}
 	return ap, events, err
 }
 
+// appendStatus adds the status to events when there is one to publish;
+// the caller holds mu.
+func (a *Agent) appendStatus(events []event.Event) []event.Event {
+	if st, ok := a.statusLocked(); ok {
+		return append(events, st)
+	}
+	return events
+}
+
 // publishAll publishes events; the caller holds no lock.
-func (a *Agent) publishAll(events []turn.Event) {
+func (a *Agent) publishAll(events []event.Event) {
 	for _, ev := range events {
 		a.events.Publish(ev)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
-	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/tools"
 )
@@ -254,14 +254,13 @@ func (h compactionHost) RecordUsage(ctx context.Context, model string, u llm.Tok
 	return h.a.RecordUsage(ctx, model, u, UsageScopeSession)
 }
 
-// Publish implements compaction.EventSink: compaction events go out as
-// CompactionEvent, a failure as the agent's error event.
-func (h compactionHost) Publish(ev compaction.Event) {
-	if e, ok := ev.(compaction.ErrorEvent); ok {
-		h.a.events.Publish(turn.ErrorEvent{ErrorPayload: turn.ToErrorPayload(e.Err)})
-		return
-	}
-	h.a.events.Publish(CompactionEvent{Event: ev})
+// Publish implements compaction.EventSink.
+func (h compactionHost) Publish(ev event.Event) { h.a.events.Publish(ev) }
+
+// Failed implements compaction.EventSink: a failure nobody waited for is
+// the agent's error event.
+func (h compactionHost) Failed(err error) {
+	h.a.events.Publish(event.Error{Header: event.InTurn(event.NoTurn), ErrorPayload: event.ErrorOf(err)})
 }
 
 // PreCompact implements compaction.Hooks on the agent's hook runner.
@@ -282,19 +281,4 @@ func (h compactionHost) PostCompact(trigger compaction.Source, estimatedTokenCou
 	}
 	h.a.o.Hooks.Fire(turn.HookPostCompact, string(trigger),
 		map[string]any{"trigger": string(trigger), "estimatedTokenCount": estimatedTokenCount})
-}
-
-// CompactionEvent is a compaction event (compaction.started, .blocked,
-// .completed, .cancelled; spec 03 §6.15) as the agent publishes it. It
-// marshals as the compaction event it carries.
-type CompactionEvent struct {
-	compaction.Event
-}
-
-// EventType is the compaction event's type.
-func (e CompactionEvent) EventType() turn.EventType { return turn.EventType(e.Event.EventType()) }
-
-// MarshalJSON encodes the carried event.
-func (e CompactionEvent) MarshalJSON() ([]byte, error) {
-	return plainjson.Marshal(e.Event)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/records"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/anthropic"
 	"github.com/kimigo/kimigo/llm/llmtest"
@@ -69,7 +69,7 @@ func TestResumeOfALogBrickedByTheSummaryShape(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, err := a.WaitForCurrentTurn(ctx)
-			if err != nil || res.Event.Reason != turn.EndCompleted {
+			if err != nil || res.Event.Reason != event.EndCompleted {
 				t.Fatalf("resumed turn ended %s (%+v, %v); want completed", res.Event.Reason, res.Event.Error, err)
 			}
 			for i, r := range srv.Requests() {

@@ -41,8 +41,12 @@
 //     like a corrupt line, instead of failing the resume; CheckLog runs
 //     the same replay writing nothing, for `kimigo doctor`.
 //   - the configuration state and config.update (config.go); the usage
-//     recorder and usage.record (usage.go); the status event and the event
-//     fan-out that contains a sink's panic (events.go);
+//     recorder and usage.record (usage.go); the status event and the
+//     publisher (events.go): every event the agent and its turn produce
+//     gets the agent's id (Options.ID, "main" by default) and goes on the
+//     event bus of Options.Events, which never waits for a subscriber;
+//     OnEvent, for tests and traces, sees each one synchronously and its
+//     panic is contained;
 //   - the model request choke point (generate.go): llm.request and
 //     llm.tools_snapshot observability records, and a flush of every
 //     record before the request is sent;
@@ -52,7 +56,7 @@
 //     it to TurnFlow as its compactor; compactionHost adapts the agent to
 //     the collaborator interfaces of agent/compaction (history under the
 //     state lock, the commit path with CommitCompaction, TurnFlow, usage
-//     with session scope, events as CompactionEvent, the PreCompact and
+//     with session scope, its events on the agent's bus, the PreCompact and
 //     PostCompact hooks), and the model, tool table, request choke point,
 //     todo list and system prompt refresh (a changed prompt is a
 //     config.update) are the agent's own. Compact and CancelCompaction are
@@ -67,7 +71,8 @@
 //     delivered; Resume reconciles lost tasks and appends undelivered
 //     notifications; the Notification hook fires) and Options.Cron (it
 //     fires only while no turn runs; Resume loads the jobs). Their events
-//     go out as BackgroundEvent and CronEvent; Close stops them.
+//     go out as event.TaskStarted, TaskTerminated and CronFired; Close
+//     stops them.
 //   - the adapters to kimigo's extensions: HookRunner puts a hooks.Engine
 //     behind turn.HookRunner (hookrunner.go); the tool manager's
 //     ContextAppender appends select_tools' schema messages and the Skill
@@ -124,6 +129,10 @@
 //     passes the strict fakes on both wires (resume_refuse_test.go, with
 //     hand-made logs); a log bricked by the summary shape of ERRATA 28
 //     resumes and completes (compaction_bricked_test.go).
+//   - Every event the agent publishes carries its id and a rising
+//     sequence number, and an observer that panics never reaches the turn
+//     (agent_test.go TestEveryEventCarriesTheAgentID,
+//     TestEventObserverPanicIsContained).
 //   - Compaction is a record: resume rebuilds a compacted history without
 //     calling the model, a round that died (begin without complete)
 //     leaves the previous history intact and usable, and a cancelled,

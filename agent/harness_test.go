@@ -12,6 +12,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -46,7 +47,7 @@ func optionsFor(s agenttest.Setup) agent.Options {
 	o := agent.Options{Provider: s.Provider, Capability: s.Capability, Budget: s.Budget,
 		Config: agent.Config{SystemPrompt: s.SystemPrompt}, Tools: s.Tools, Env: s.Env, HomeDir: s.HomeDir,
 		Persistence: s.Persistence, Permission: s.Permission, Gate: s.Gate, Hooks: s.Hooks, LoopControl: s.LoopControl, Loop: s.Loop,
-		Events: s.Events, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID,
+		OnEvent: s.OnEvent, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID,
 		Compaction: agent.CompactionOptions{Strategy: s.Compaction, SystemPrompt: s.RefreshSystemPrompt}}
 	if s.ToolManager != nil {
 		env := s.Env
@@ -75,7 +76,7 @@ func call(id, name, args string) scripted.Response {
 }
 
 // eventsOf returns the events of type T, in order.
-func eventsOf[T turn.Event](h *agenttest.Harness) []T {
+func eventsOf[T event.Event](h *agenttest.Harness) []T {
 	var out []T
 	for _, ev := range h.Events() {
 		if e, ok := ev.(T); ok {

@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/agenttest"
-	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 )
@@ -84,7 +83,7 @@ func TestCompactionLongSession(t *testing.T) {
 		mu.Unlock()
 		prompt := fmt.Sprintf("task %d: read f%03d.txt to f%03d.txt in order", k, k*perTask, (k+1)*perTask-1)
 		res := h.Prompt(prompt)
-		if res.Event.Reason != turn.EndCompleted {
+		if res.Event.Reason != event.EndCompleted {
 			t.Fatalf("task %d ended %s: %+v", k, res.Event.Reason, res.Event.Error)
 		}
 	}
@@ -103,7 +102,7 @@ func TestCompactionLongSession(t *testing.T) {
 	}
 	starts := 0
 	for _, ev := range compactionEvents(h) {
-		if _, ok := ev.(compaction.StartedEvent); ok {
+		if _, ok := ev.(event.CompactionStarted); ok {
 			starts++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/loop"
@@ -89,7 +90,7 @@ func TestLiveHeapFollowsTheConversation(t *testing.T) {
 					t.Fatal(err)
 				}
 				res, err := a.WaitForCurrentTurn(t.Context())
-				if err != nil || res.Event.Reason != turn.EndCompleted {
+				if err != nil || res.Event.Reason != event.EndCompleted {
 					t.Fatalf("turn ended %v, %v", res.Event.Reason, err)
 				}
 				acceptedAll(t, srv)

@@ -8,12 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/tools"
@@ -54,7 +54,7 @@ func ran(h *agenttest.Harness, command string) int {
 // resultTexts are the outputs of the tool.result events, in order.
 func resultTexts(h *agenttest.Harness) []string {
 	var out []string
-	for _, r := range eventsOf[turn.ToolResultEvent](h) {
+	for _, r := range eventsOf[event.ToolResult](h) {
 		out = append(out, r.Output.Text())
 	}
 	return out
@@ -82,12 +82,12 @@ func TestPermissionSessionApprovalAndModeSurviveResume(t *testing.T) {
 		t.Errorf("the command ran %d times before the answer", n)
 	}
 	q.Answer(permission.Session)
-	if res := h.Wait(); res.Event.Reason != turn.EndCompleted {
+	if res := h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn 0 ended %+v", res.Event)
 	}
 
 	h.Model(bashCall("c2", "printf first"), scripted.Text("Printed again."))
-	if res := h.Prompt("print it again"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("print it again"); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn 1 ended %+v", res.Event)
 	}
 	if n := len(approver.Requests()); n != 1 {
@@ -102,16 +102,16 @@ func TestPermissionSessionApprovalAndModeSurviveResume(t *testing.T) {
 		t.Errorf("approval records = %q", approvals)
 	}
 
-	before := len(eventsOf[agent.StatusEvent](h))
+	before := len(eventsOf[event.Status](h))
 	if err := a.SetPermissionMode(t.Context(), permission.ModeYolo); err != nil {
 		t.Fatal(err)
 	}
-	statuses := eventsOf[agent.StatusEvent](h)
-	if len(statuses) != before+1 || statuses[len(statuses)-1].Permission != permission.ModeYolo {
+	statuses := eventsOf[event.Status](h)
+	if len(statuses) != before+1 || statuses[len(statuses)-1].Permission != event.ModeYolo {
 		t.Errorf("SetPermissionMode published %d statuses (want 1), the last %+v; want mode yolo",
 			len(statuses)-before, statuses[max(0, len(statuses)-1):])
 	}
-	if got := a.Status().Permission; got != permission.ModeYolo {
+	if got := a.Status().Permission; got != event.ModeYolo {
 		t.Errorf("Status().Permission = %q, want yolo", got)
 	}
 	if got := recordStrings(h, typeSetMode); len(got) != 1 || !strings.Contains(got[0], `"mode":"yolo"`) {
@@ -179,14 +179,14 @@ func TestPermissionDenyRuleBlocksWrite(t *testing.T) {
 		{Decision: permission.DecisionDeny, Pattern: "Write(/ws/gen/**)", Reason: "generated files are read-only"},
 	}})
 	h.Model(call("c1", "Write", `{"path":"gen/api.go","content":"package gen"}`), scripted.Text("Understood."))
-	if res := h.Prompt("regenerate the API"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("regenerate the API"); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn ended %+v", res.Event)
 	}
 	want := []string{`Tool "Write" was denied by permission rule. Reason: generated files are read-only`}
 	if d := cmp.Diff(want, resultTexts(h)); d != "" {
 		t.Errorf("tool results (-want +got):\n%s", d)
 	}
-	if res := eventsOf[turn.ToolResultEvent](h); len(res) != 1 || !res[0].IsError {
+	if res := eventsOf[event.ToolResult](h); len(res) != 1 || !res[0].IsError {
 		t.Errorf("tool.result events = %+v, want one error", res)
 	}
 	if _, err := h.Env().ReadFile("/ws/gen/api.go"); err == nil {
@@ -253,7 +253,7 @@ func TestPermissionApprovalAnswers(t *testing.T) {
 			h.Model(bashCall("c1", "printf x"), scripted.Text("Done."))
 			h.Start("print x")
 			approver.Next(t).Respond(tt.response)
-			if res := h.Wait(); res.Event.Reason != turn.EndCompleted {
+			if res := h.Wait(); res.Event.Reason != event.EndCompleted {
 				t.Fatalf("turn ended %+v", res.Event)
 			}
 			if n := ran(h, "printf x"); n != tt.runs {
@@ -285,7 +285,7 @@ func TestPermissionWithoutApprover(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := permissionHarness(t, permission.Options{})
 		h.Model(bashCall("c1", "printf x"), scripted.Text("Blocked."))
-		if res := h.Prompt("print x"); res.Event.Reason != turn.EndCompleted {
+		if res := h.Prompt("print x"); res.Event.Reason != event.EndCompleted {
 			t.Fatalf("turn ended %+v", res.Event)
 		}
 		texts := resultTexts(h)

@@ -59,9 +59,8 @@ func (r *rig) opts(w string) session.Options {
 func prompt(t *testing.T, s *session.Session, text string) {
 	t.Helper()
 	ctx := t.Context()
-	l, err := s.Prompt(ctx, []llm.ContentPart{llm.TextPart(text)})
-	if err != nil || !l.Launched {
-		t.Fatalf("Prompt(%q) = %+v, %v", text, l, err)
+	if err := s.Prompt(ctx, []llm.ContentPart{llm.TextPart(text)}); err != nil {
+		t.Fatalf("Prompt(%q): %v", text, err)
 	}
 	res, err := s.Agent().WaitForCurrentTurn(ctx)
 	if err != nil {

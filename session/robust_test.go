@@ -15,6 +15,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history/historytest"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/osenv"
@@ -68,12 +69,12 @@ func TestSessionSurvivesWriteFailures(t *testing.T) {
 			prompt(t, s, "first")
 
 			clear := ffs.Inject(tt.fault)
-			_, err = s.Prompt(t.Context(), textParts("second"))
+			err = s.Prompt(t.Context(), textParts("second"))
 			var fe *turn.FlushError
-			if !errors.As(err, &fe) || turn.ToErrorPayload(err).Code != turn.CodeRecordsWriteFailed {
+			if !errors.As(err, &fe) || event.ErrorOf(err).Code != event.CodeRecordsWriteFailed {
 				t.Fatalf("Prompt while the disk fails = %v, want a records.write_failed error", err)
 			}
-			msg := turn.ToErrorPayload(err).Message
+			msg := event.ErrorOf(err).Message
 			if !strings.Contains(msg, wireOf(s)) || !strings.Contains(msg, "("+tt.errno+")") {
 				t.Errorf("the error %q does not name %s and %s", msg, wireOf(s), tt.errno)
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/osenv"
 )
@@ -339,20 +339,31 @@ func (s *Session) ResumeCommand() string { return ResumeCommand(s.id) }
 // State reads the session's state.json.
 func (s *Session) State() (State, error) { return readState(s.store.fs, s.dir) }
 
-// Prompt sends user input to the main agent. Once the agent accepted it
-// (a turn launched, or the input waits for a compaction), state.json's
-// lastPrompt, title and updatedAt are updated from it; a failure to write
-// them is logged, not returned: the prompt already runs.
-func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) (turn.Launch, error) {
+// Prompt sends the user's input to the main agent: a turn starts with
+// it, or it waits for a running compaction. While a turn runs it is
+// refused with an agent.BusyError (code turn.agent_busy). Once accepted,
+// state.json's lastPrompt, title and updatedAt are updated from it; a
+// failure to write them is logged, not returned: the prompt already runs.
+func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) error {
 	l, err := s.agent.Prompt(ctx, input, nil)
-	if err != nil || !(l.Launched || l.Buffered) {
-		return l, err
+	if err != nil {
+		return err
+	}
+	if !l.Launched && !l.Buffered {
+		return &agent.BusyError{Op: "prompt", TurnID: l.TurnID}
 	}
 	if err := s.RecordPrompt(PromptText(input)); err != nil {
 		s.logger.Warn("update session state after prompt", "err", err)
 	}
-	return l, nil
+	return nil
 }
+
+// Cancel cancels the main agent's running turn, if any.
+func (s *Session) Cancel(ctx context.Context) error { return s.agent.Cancel(ctx, nil, nil) }
+
+// Subscribe returns a subscription to the events of the session's agents
+// (package event): read it with Next, close it when done.
+func (s *Session) Subscribe() *event.Subscription { return s.agent.Events().Subscribe() }
 
 // RecordPrompt updates lastPrompt, title (while it is the default) and
 // updatedAt for a user prompt whose text is text (spec 06 §4.3); callers

@@ -284,7 +284,7 @@ func TestCloseMidTurnResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prompt(ctx, textParts("long task")); err != nil {
+	if err := s.Prompt(ctx, textParts("long task")); err != nil {
 		t.Fatal(err)
 	}
 	<-blocking.started

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -155,10 +156,26 @@ func (c *FullCompaction) tools() []llm.Tool {
 }
 
 // emit publishes ev when there is a sink.
-func (c *FullCompaction) emit(ev Event) {
+func (c *FullCompaction) emit(ev event.Event) {
 	if c.o.Events != nil {
 		c.o.Events.Publish(ev)
 	}
+}
+
+// failed reports a failure nobody waits for when there is a sink.
+func (c *FullCompaction) failed(err error) {
+	if c.o.Events != nil {
+		c.o.Events.Failed(err)
+	}
+}
+
+// header is the header of a compaction event: the running turn's, or
+// none between turns (a manual compaction).
+func (c *FullCompaction) header() event.Header {
+	if c.o.Turns.HasActiveTurn() {
+		return event.InTurn(c.o.Turns.CurrentID())
+	}
+	return event.InTurn(event.NoTurn)
 }
 
 func plainGenerate(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/kimigo/kimigo/event"
 )
 
 // persistTimeout bounds the writes that must outlive a cancel.
@@ -106,7 +108,7 @@ func (c *FullCompaction) begin(ctx context.Context, source Source, instruction s
 		return nil, err
 	}
 	c.log.Info("compaction started", "source", source)
-	c.emit(StartedEvent{Trigger: source, Instruction: instruction})
+	c.emit(event.CompactionStarted{Header: c.header(), Trigger: string(source), Instruction: instruction})
 	if !r.state.CompareAndSwap(stateReserved, stateBegun) {
 		// Cancelled before its begin was written: the cancel follows it.
 		if err := c.recordCancel(ctx); err != nil {
@@ -227,7 +229,7 @@ func (c *FullCompaction) recordCancel(ctx context.Context) error {
 	defer done()
 	err := c.o.Commit.Commit(ctx, TypeCancel, CancelRecord{})
 	c.log.Info("compaction cancelled")
-	c.emit(CancelledEvent{})
+	c.emit(event.CompactionCancelled{Header: c.header()})
 	if err != nil {
 		return fmt.Errorf("record %s: %w", TypeCancel, err)
 	}

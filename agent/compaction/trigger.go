@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 )
 
@@ -145,6 +146,6 @@ func (c *FullCompaction) sendBlocked(r *run) {
 	r.blockedSent = true
 	c.mu.Unlock()
 	if !sent {
-		c.emit(BlockedEvent{TurnID: c.o.Turns.CurrentID()})
+		c.emit(event.CompactionBlocked{Header: event.InTurn(c.o.Turns.CurrentID())})
 	}
 }

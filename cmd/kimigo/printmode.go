@@ -10,10 +10,9 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/agent/permission"
-	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/internal/print"
-	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/session"
 )
@@ -130,7 +129,7 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 func (r *printRun) run(ctx context.Context, s *session.Session) error {
 	r.logger.Info("print run", "session_id", s.ID(), "resumed", s.Resumed(), "model", r.plan.slot.model().Alias)
 	return print.Run(ctx, print.Options{
-		Host: host{s}, Prompt: r.o.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
+		Host: s, Prompt: r.o.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
 		SessionID: s.ID(), ResumeCommand: s.ResumeCommand(),
 		Stdout: r.p.stdout, Stderr: r.p.stderr, StdoutWidth: r.p.stdoutWidth, StderrWidth: r.p.stderrWidth,
 		Logger: r.logger,
@@ -178,7 +177,7 @@ func (r *printRun) fail(err error) int {
 		sessionID = r.sess.ID()
 	}
 	switch {
-	case errors.As(err, &f) && f.Code == turn.CodeRecordsWriteFailed && r.sess != nil:
+	case errors.As(err, &f) && f.Code == event.CodeRecordsWriteFailed && r.sess != nil:
 		err = &startupError{op: "run prompt", err: err, hint: storageHint(r.sess.WriteError(), r.home, sessionID)}
 	case errors.As(err, &f):
 		err = &startupError{op: "run prompt", err: err, hint: providerHint(f, r.plan)}
@@ -200,19 +199,6 @@ func (r *printRun) warn(msg string, prefixed bool) {
 		msg = "Warning: " + msg
 	}
 	fmt.Fprintln(r.p.stderr, msg)
-}
-
-// host adapts a session to what print mode drives.
-type host struct{ s *session.Session }
-
-func (h host) Prompt(ctx context.Context, input []llm.ContentPart) (turn.Launch, error) {
-	return h.s.Prompt(ctx, input)
-}
-
-func (h host) Subscribe(sink turn.EventSink) func() { return h.s.Agent().Subscribe(sink) }
-
-func (h host) WaitForCurrentTurn(ctx context.Context) (turn.Result, error) {
-	return h.s.Agent().WaitForCurrentTurn(ctx)
 }
 
 // absolute resolves p against dir.
