@@ -55,6 +55,10 @@ var forbiddenOutsideTests = map[string][]string{ // importer → what it must no
 	// print mode is a front end: it drives a session through the event
 	// contract (its tests drive a real agent).
 	"internal/print": {"agent", "agent/", "session", "cmd/"},
+	// The command parses flags, loads the configuration, opens a session
+	// and runs a front end; the session builds the agents (its tests read
+	// the record logs they leave).
+	"cmd/": {"agent", "agent/", "tools", "tools/", "profile", "profile/", "workspace"},
 }
 
 // only lists, for the bottom layers and the leaves, every project

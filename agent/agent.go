@@ -31,14 +31,16 @@ import (
 // Permission approves everything. The kimigo command always sets
 // Permission.
 type Options struct {
-	// Provider is the model, with thinking and sampling settings applied;
-	// nil means no model is configured.
-	Provider llm.Provider
-	// Capability is what the model accepts; nil means unknown.
-	Capability *llm.Capability
-	// Budget holds the settings the completion cap is resolved from; the
-	// zero value caps at the model window (or 32,000 when unknown).
-	Budget llm.BudgetInputs
+	// ID names the agent in the header of every event it publishes
+	// ("main", "agent-0", …); "" means MainAgentID.
+	ID string
+	// Model is the model the agent starts with; the zero value is none
+	// (every turn fails with model.not_configured). A resumed agent binds
+	// the model its records saved through Models instead.
+	Model ModelBinding
+	// Models resolves a model alias for SetModel and Resume; nil keeps
+	// Model for the agent's life.
+	Models ModelResolver
 	// Config is the initial configuration (system prompt, cwd, …). It is
 	// recorded as config.update with the first record of a new log, so a
 	// resumed agent gets it from its records.
@@ -71,7 +73,7 @@ type Options struct {
 	// Logger and Hooks default to the agent's own (Hooks adapted, so
 	// PreToolUse and the approval hooks run on the same engine). Approver
 	// puts approval requests to the user; with none, a call the chain asks
-	// about is blocked at once with a message saying nobody can approve it
+	// about is denied at once with a message saying what would allow it
 	// (never approved, never waiting), and no approval record is written.
 	// Print mode runs in auto mode, where nothing asks.
 	Permission *permission.Options
@@ -87,14 +89,8 @@ type Options struct {
 	Compactor turn.Compactor
 	// Compaction configures the full compaction when Compactor is nil.
 	Compaction CompactionOptions
-	// LoopControl returns the resolved loop_control settings; nil means no
-	// step cap and the loop's retry default.
-	LoopControl func() turn.LoopControl
 	// Loop injects the loop's sleep, jitter and ids.
 	Loop loop.Options
-	// ID names the agent in the header of every event it publishes
-	// ("main", "agent-0", …); "" means MainAgentID.
-	ID string
 	// Events is the bus the agent publishes its events on; a session
 	// shares one among its agents, so a front end follows them on one
 	// stream. Nil gives the agent a bus of its own (Agent.Events).
@@ -145,7 +141,6 @@ type Agent struct {
 	adapter *turn.LLM
 	manager *tools.Manager      // nil without NewToolManager
 	perm    *permission.Manager // nil without Options.Permission
-	budget  *llm.CompletionBudget
 	// compactor is the agent's own full compaction; nil when
 	// Options.Compactor replaced it.
 	compactor *compaction.FullCompaction
@@ -155,6 +150,7 @@ type Agent struct {
 	// never while calling the loop, hooks, the model or event sinks.
 	mu            sync.Mutex
 	mem           *history.Memory
+	bound         boundModel // the model in use, its budget resolved
 	store         *tools.Store
 	usage         usageState
 	config        Config
@@ -167,7 +163,10 @@ type Agent struct {
 // New returns an agent for o. It reads and writes nothing: a new agent
 // starts empty, and Resume restores one from its records.
 func New(o Options) *Agent {
-	a := &Agent{o: o, logger: o.Logger, now: o.Now, config: o.Config.clone(),
+	if o.Config.ModelAlias == "" && o.Model.Alias != "" {
+		o.Config.ModelAlias, o.Config.ThinkingEffort = o.Model.Alias, o.Model.ThinkingEffort
+	}
+	a := &Agent{o: o, logger: o.Logger, now: o.Now, config: o.Config.clone(), bound: newBound(o.Model),
 		configPending: !o.Config.isZero(), toolsHashes: map[string]bool{}}
 	if a.logger == nil {
 		a.logger = slog.New(slog.DiscardHandler)
@@ -198,9 +197,8 @@ func New(o Options) *Agent {
 		a.store = a.manager.Store()
 	}
 	a.perm = a.newPermission()
-	a.budget = llm.ResolveCompletionBudget(o.Budget)
-	a.adapter = turn.NewLLM(turn.LLMOptions{Snapshot: a.snapshot, Budget: a.budget,
-		UsedContextTokens: a.TokenCount, Generate: a.generate, Now: a.now})
+	a.adapter = turn.NewLLM(turn.LLMOptions{Snapshot: a.snapshot, UsedContextTokens: a.TokenCount,
+		Generate: a.generate, Now: a.now})
 	a.turns = turn.New(a.turnOptions())
 	a.bindRuntime()
 	return a
@@ -227,7 +225,7 @@ func (a *Agent) turnOptions() turn.Options {
 		Hooks:               a.o.Hooks,
 		Usage:               usageRecorder{a},
 		Events:              a.events,
-		LoopControl:         a.o.LoopControl,
+		LoopControl:         func() turn.LoopControl { return a.Model().LoopControl },
 		Budget: turn.NewResultBudget(turn.ResultBudgetOptions{FS: fs, HomeDir: a.o.HomeDir,
 			NewUUID: a.o.NewUUID, Logger: a.logger}),
 		Loop:   a.o.Loop,
@@ -336,18 +334,23 @@ func (a *Agent) ToolManager() *tools.Manager { return a.manager }
 
 // model is TurnFlow's source of the model for each run.
 func (a *Agent) model() (loop.LLM, error) {
-	if a.o.Provider == nil {
+	if a.Model().Provider == nil {
 		return nil, turn.ErrModelNotConfigured
 	}
 	return a.adapter, nil
 }
 
-// snapshot is what the next request is built from (spec 03 §7.3).
+// snapshot is what the next request is built from (spec 03 §7.3): the
+// model bound now and the current system prompt, read together.
 func (a *Agent) snapshot() (turn.Snapshot, error) {
-	if a.o.Provider == nil {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.bound
+	if b.Provider == nil {
 		return turn.Snapshot{}, turn.ErrModelNotConfigured
 	}
-	return turn.Snapshot{Provider: a.o.Provider, SystemPrompt: a.Config().SystemPrompt, Capability: a.o.Capability}, nil
+	return turn.Snapshot{Provider: b.Provider, SystemPrompt: a.config.SystemPrompt, Capability: b.capability(),
+		Budget: b.budget}, nil
 }
 
 // newUUID returns a random version 4 UUID.

@@ -47,7 +47,7 @@ func TestWaitForFirstRequest(t *testing.T) {
 func TestEventObserverPanicIsContained(t *testing.T) {
 	bus := event.NewBus(event.BusOptions{})
 	sub := bus.Subscribe()
-	a := agent.New(agent.Options{Provider: scripted.New(scripted.Options{Responses: []scripted.Response{scripted.Text("fine")}}),
+	a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: scripted.New(scripted.Options{Responses: []scripted.Response{scripted.Text("fine")}})},
 		Events: bus, OnEvent: func(event.Event) { panic("broken observer") }})
 	defer a.Close(t.Context())
 	if _, err := a.Prompt(t.Context(), text("hi"), nil); err != nil {
@@ -78,8 +78,8 @@ func TestEveryEventCarriesTheAgentID(t *testing.T) {
 		sub := bus.Subscribe()
 		model := scripted.New(scripted.Options{Responses: []scripted.Response{
 			withUsage(call("c1", "echo", `{"text":"x"}`), 10, 1), withUsage(scripted.Text("done"), 20, 2)}})
-		a := agent.New(agent.Options{ID: id, Provider: model, Tools: []loop.ExecutableTool{looptest.Echo()}, Events: bus,
-			Capability: &llm.Capability{ToolUse: true, MaxContextTokens: 1000}})
+		a := agent.New(agent.Options{ID: id, Tools: []loop.ExecutableTool{looptest.Echo()}, Events: bus,
+			Model: agent.ModelBinding{Provider: model, Capability: llm.Capability{ToolUse: true, MaxContextTokens: 1000}}})
 		if _, err := a.Prompt(t.Context(), text("go"), nil); err != nil {
 			t.Fatal(err)
 		}

@@ -7,11 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
@@ -69,7 +71,7 @@ var applySamples = []struct {
 	{records.Type(permission.TypeSetMode), permission.SetModeRecord{Mode: permission.ModeYolo}},
 	{records.Type(permission.TypeApprovalResult), permission.ApprovalResultRecord{TurnID: 4, ToolCallID: "c1",
 		ToolName: "Bash", Action: "Running: ls", SessionApprovalRule: "Bash(ls)",
-		Result: permission.Session.Response()}},
+		Result: agenttest.Response(event.ApproveSession)}},
 }
 
 func TestApplyHandlesEveryKnownRecordType(t *testing.T) {

@@ -15,13 +15,10 @@ import (
 	"github.com/kimigo/kimigo/tools"
 )
 
-// CompactionOptions configure the agent's full compaction (spec 03 §6).
-// The zero value is the default strategy with the system prompt kept as
-// it is.
+// CompactionOptions configure the agent's full compaction (spec 03 §6);
+// when to compact comes with the model (ModelBinding.Compaction). The
+// zero value keeps the system prompt as it is.
 type CompactionOptions struct {
-	// Strategy decides when to compact: trigger ratio, output reserve,
-	// per-turn limits (config loop_control, ERRATA 17).
-	Strategy compaction.StrategyOptions
 	// SystemPrompt re-renders the system prompt after a compaction (spec
 	// 03 §6.14); a changed prompt is recorded as config.update, so resume
 	// restores it. Nil keeps the prompt; an error is logged and ignored.
@@ -55,8 +52,6 @@ func (a *Agent) newCompactor() turn.Compactor {
 		Model:               a.compactionModel,
 		Tools:               a.toolDefinitions,
 		Generate:            a.generate,
-		Budget:              a.o.Budget,
-		Strategy:            a.o.Compaction.Strategy,
 		Usage:               h,
 		Events:              h,
 		Hooks:               h,
@@ -149,17 +144,17 @@ func (a *Agent) turnsCompactor() turn.Compactor {
 }
 
 // compactionModel is the model a compaction sizes against and summarises
-// with, read at every use so that a model switch applies at once.
+// with, read at every use so that a model switch applies at once: its
+// provider, window, budget and strategy come from the binding in use.
 func (a *Agent) compactionModel() (compaction.Model, error) {
-	if a.o.Provider == nil {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.bound
+	if b.Provider == nil {
 		return compaction.Model{}, turn.ErrModelNotConfigured
 	}
-	cfg := a.Config()
-	m := compaction.Model{Provider: a.o.Provider, Alias: cfg.ModelAlias, SystemPrompt: cfg.SystemPrompt}
-	if a.o.Capability != nil {
-		m.Capability = *a.o.Capability
-	}
-	return m, nil
+	return compaction.Model{Provider: b.Provider, Alias: a.config.ModelAlias, SystemPrompt: a.config.SystemPrompt,
+		Capability: b.Capability, Budget: b.Budget, Strategy: b.Compaction}, nil
 }
 
 // refreshSystemPrompt re-renders the system prompt after a compaction and

@@ -59,8 +59,8 @@ func TestResumeOfALogBrickedByTheSummaryShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := agent.New(agent.Options{Provider: p, Persistence: store, HomeDir: dir,
-				Capability: &llm.Capability{ToolUse: true, MaxContextTokens: brickedWindow}})
+			a := agent.New(agent.Options{Persistence: store, HomeDir: dir, Model: agent.ModelBinding{Provider: p,
+				Capability: llm.Capability{ToolUse: true, MaxContextTokens: brickedWindow}}})
 			defer a.Close(ctx)
 			if _, err := a.Resume(ctx, agent.ResumeOptions{}); err != nil {
 				t.Fatal(err)

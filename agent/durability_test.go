@@ -99,7 +99,7 @@ func TestResumeFromFileLog(t *testing.T) {
 		return p
 	}
 	model := scripted.New(scripted.Options{Responses: []scripted.Response{scripted.Text("one"), scripted.Text("two")}})
-	a := agent.New(agent.Options{Provider: model, Persistence: open(), HomeDir: dir,
+	a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: model}, Persistence: open(), HomeDir: dir,
 		Config: agent.Config{SystemPrompt: "You are kimigo."}})
 	for _, p := range []string{"first", "second"} {
 		if _, err := a.Prompt(ctx, []llm.ContentPart{llm.TextPart(p)}, nil); err != nil {
@@ -118,7 +118,7 @@ func TestResumeFromFileLog(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b := agent.New(agent.Options{Provider: model, Persistence: open(), HomeDir: dir})
+	b := agent.New(agent.Options{Model: agent.ModelBinding{Provider: model}, Persistence: open(), HomeDir: dir})
 	defer b.Close(ctx)
 	if _, err := b.Resume(ctx, agent.ResumeOptions{}); err != nil {
 		t.Fatal(err)

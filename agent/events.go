@@ -15,7 +15,7 @@ func (a *Agent) Status() event.Status {
 // holds mu. Without a model there is nothing to show and nothing is
 // published.
 func (a *Agent) statusLocked() (event.Status, bool) {
-	if a.o.Provider == nil {
+	if a.bound.Provider == nil {
 		return event.Status{}, false
 	}
 	return a.status(), true
@@ -28,16 +28,11 @@ func (a *Agent) status() event.Status {
 	if a.perm != nil {
 		s.Permission = event.PermissionMode(a.perm.Mode())
 	}
-	if a.o.Provider == nil {
+	if a.bound.Provider == nil {
 		return s
 	}
-	s.Model = a.o.Provider.ModelName()
-	if c := a.o.Capability; c != nil {
-		s.MaxContextTokens = c.MaxContextTokens
-		if c.MaxInputTokens > 0 {
-			s.MaxContextTokens = c.MaxInputTokens
-		}
-	}
+	s.Model = a.bound.Provider.ModelName()
+	s.MaxContextTokens = a.bound.window()
 	if s.MaxContextTokens > 0 {
 		ratio := float64(s.ContextTokens) / float64(s.MaxContextTokens)
 		s.ContextUsage = &ratio

@@ -44,11 +44,19 @@ func newAgent(s agenttest.Setup) agenttest.Host {
 }
 
 func optionsFor(s agenttest.Setup) agent.Options {
-	o := agent.Options{Provider: s.Provider, Capability: s.Capability, Budget: s.Budget,
+	lc := turn.LoopControl{}
+	if s.LoopControl != nil {
+		lc = s.LoopControl()
+	}
+	m := agent.ModelBinding{Provider: s.Provider, Budget: s.Budget, LoopControl: lc, Compaction: s.Compaction}
+	if s.Capability != nil {
+		m.Capability = *s.Capability
+	}
+	o := agent.Options{Model: m,
 		Config: agent.Config{SystemPrompt: s.SystemPrompt}, Tools: s.Tools, Env: s.Env, HomeDir: s.HomeDir,
-		Persistence: s.Persistence, Permission: s.Permission, Gate: s.Gate, Hooks: s.Hooks, LoopControl: s.LoopControl, Loop: s.Loop,
+		Persistence: s.Persistence, Permission: s.Permission, Gate: s.Gate, Hooks: s.Hooks, Loop: s.Loop,
 		OnEvent: s.OnEvent, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID,
-		Compaction: agent.CompactionOptions{Strategy: s.Compaction, SystemPrompt: s.RefreshSystemPrompt}}
+		Compaction: agent.CompactionOptions{SystemPrompt: s.RefreshSystemPrompt}}
 	if s.ToolManager != nil {
 		env := s.Env
 		o.NewToolManager = func(c tools.StoreCommitter) *tools.Manager { return s.ToolManager(env, c) }

@@ -33,7 +33,7 @@ func hookEngine(t *testing.T, dir string, hs ...hooks.Hook) *hooks.Engine {
 // approveAll gives the agent a real permission chain (PreToolUse is its
 // first policy) whose questions are all approved.
 func approveAll() agenttest.Option {
-	return agenttest.Permission(permission.Options{Approver: agenttest.AnswerAll(permission.Once)})
+	return agenttest.Permission(permission.Options{Approver: agenttest.AnswerAll(event.ApproveOnce)})
 }
 
 func writeScript(t *testing.T, dir, name, body string) string {

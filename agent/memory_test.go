@@ -76,9 +76,9 @@ func TestLiveHeapFollowsTheConversation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := agent.New(agent.Options{Provider: p, Tools: []loop.ExecutableTool{read}, Persistence: persistence,
-				Capability: &llm.Capability{ToolUse: true, MaxContextTokens: 100_000_000},
-				Compactor:  turn.NoCompaction{}, Config: agent.Config{SystemPrompt: "You page through files."},
+			a := agent.New(agent.Options{Tools: []loop.ExecutableTool{read}, Persistence: persistence,
+				Model:     agent.ModelBinding{Provider: p, Capability: llm.Capability{ToolUse: true, MaxContextTokens: 100_000_000}},
+				Compactor: turn.NoCompaction{}, Config: agent.Config{SystemPrompt: "You page through files."},
 				Loop: loop.Options{Sleep: func(context.Context, time.Duration) error { return nil }}})
 			t.Cleanup(func() { _ = a.Close(context.WithoutCancel(t.Context())) })
 

@@ -37,7 +37,7 @@ func (a *Agent) NextRequest(ctx context.Context) (Request, error) {
 	if snap.Capability != nil {
 		capability = *snap.Capability
 	}
-	p := llm.ApplyCompletionBudget(snap.Provider, a.budget, capability, a.TokenCount())
+	p := llm.ApplyCompletionBudget(snap.Provider, snap.Budget, capability, a.TokenCount())
 	msgs := historyView{a}.View(loop.ProjectionNormal)
 	return Request{
 		Provider:            p.Name(),

@@ -41,6 +41,11 @@ type ResumeOptions struct {
 	// CardTurns keeps the cards of the last *CardTurns user turns (spec
 	// 02 §6.13, replay.LimitByTurns); nil keeps every card.
 	CardTurns *int
+	// Model, when set, is the model alias this run switches to (a -m given
+	// with -r or -c); the switch is recorded. Empty binds the model the
+	// records saved. Either goes through Options.Models; without it the
+	// agent keeps Options.Model.
+	Model string
 }
 
 // Resume rebuilds the agent from its records (spec 02 §6.14). Replay calls
@@ -49,9 +54,11 @@ type ResumeOptions struct {
 // history what no request can carry, or names a step that never began) is
 // set aside like a corrupt line rather than failing the resume. Afterwards, as ordinary live commits: calls left without a
 // result are closed with the interrupted-on-resume text (written once, so
-// the next resume restores them), and input buffered before the process
-// stopped is dropped. The next prompt continues the turn numbering. Call it
-// once, on a new agent, before anything else.
+// the next resume restores them), input buffered before the process
+// stopped is dropped, and the model the records saved (or opts.Model) is
+// bound with its own budget, window and strategy; a switch is recorded.
+// The next prompt continues the turn numbering. Call it once, on a new
+// agent, before anything else.
 func (a *Agent) Resume(ctx context.Context, opts ResumeOptions) (ResumeResult, error) {
 	var b *replay.Builder
 	if opts.Cards {
@@ -63,6 +70,11 @@ func (a *Agent) Resume(ctx context.Context, opts ResumeOptions) (ResumeResult, e
 	}
 	if err := a.finishResume(ctx); err != nil {
 		return res, err
+	}
+	// The model the session had, with its budget and window, or the one
+	// asked for: bound once the records told which (spec 06 §1.4).
+	if err := a.rebindAfterResume(ctx, opts.Model); err != nil {
+		return res, fmt.Errorf("resume agent: %w", err)
 	}
 	a.mu.Lock()
 	if b != nil {

@@ -31,7 +31,7 @@ func fileAgent(t *testing.T, dir string, p llm.Provider, got *[]records.Quaranti
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := agent.New(agent.Options{Provider: p, Persistence: store, HomeDir: dir, Tools: []loop.ExecutableTool{looptest.Echo()},
+	a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: p}, Persistence: store, HomeDir: dir, Tools: []loop.ExecutableTool{looptest.Echo()},
 		Config: agent.Config{SystemPrompt: "You are kimigo."}})
 	t.Cleanup(func() { a.Close(context.WithoutCancel(t.Context())) })
 	return a

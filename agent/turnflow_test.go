@@ -98,7 +98,7 @@ func TestTurnS2Busy(t *testing.T) {
 		errs[0].Message != "Cannot launch a new turn while another turn (ID 0) is active" {
 		t.Errorf("error events = %+v", errs)
 	}
-	ap.Answer(permission.Once)
+	ap.Answer(event.ApproveOnce)
 	h.Wait()
 	if n := len(eventsOf[event.TurnStarted](h)); n != 1 {
 		t.Errorf("%d turn.started events, want 1", n)
@@ -115,7 +115,7 @@ func TestTurnS3SteerAtNextStepBoundary(t *testing.T) {
 	if l := h.Steer("Also mention the steer", nil); !l.Buffered || l.Launched {
 		t.Errorf("Steer = %+v, want buffered", l)
 	}
-	ap.Answer(permission.Once)
+	ap.Answer(event.ApproveOnce)
 	h.Wait()
 
 	want := []string{"user:run ls", "assistant:[c1]", "tool:c1:ran ls", "user:Also mention the steer",

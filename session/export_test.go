@@ -48,7 +48,7 @@ func readZip(t *testing.T, name string) (names []string, files map[string]string
 func TestS35ExportZip(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Create(ctx, r.opts(""))
+	s, err := session.Open(ctx, r.opts(""))
 	if err != nil {
 		t.Fatal(err)
 	}

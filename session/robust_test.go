@@ -17,7 +17,7 @@ import (
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
-	"github.com/kimigo/kimigo/llm/scripted"
+	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
 	"github.com/kimigo/kimigo/session"
@@ -30,7 +30,7 @@ func wireOf(s *session.Session) string {
 // userTexts is the text of every user message the next request carries.
 func userTexts(t *testing.T, s *session.Session) []string {
 	t.Helper()
-	req, err := s.Agent().NextRequest(t.Context())
+	req, err := session.NextRequest(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestSessionSurvivesWriteFailures(t *testing.T) {
 			r := newRig(t, "one", "two", "three")
 			ffs := osenvtest.NewFaultFS(osenv.LocalFS{})
 			r.store = session.NewStore(session.StoreOptions{FS: ffs, Root: r.root})
-			s, err := session.Create(t.Context(), r.opts(""))
+			s, err := session.Open(t.Context(), r.opts(""))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestSessionSurvivesWriteFailures(t *testing.T) {
 			closeSession(t, s)
 
 			r.store = session.NewStore(session.StoreOptions{Root: r.root})
-			s, err = session.Resume(t.Context(), s.ID(), r.opts(""))
+			s, err = session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,12 +115,8 @@ func TestResumeQuarantinesACorruptLine(t *testing.T) {
 
 func resumeWithCorruptLine(t *testing.T, torn string) {
 	r := newRig(t)
-	r.model = scripted.New(scripted.Options{Responses: []scripted.Response{
-		scripted.ToolCalls(scripted.Call{ID: "call_1", Name: "Nope", Arguments: `{}`}),
-		scripted.Text("done"),
-		scripted.Text("again"),
-	}})
-	s, err := session.Create(t.Context(), r.opts(""))
+	r.srv.Add(llmtest.ToolCall("call_1", "Nope", `{}`), llmtest.Text("done"), llmtest.Text("again"))
+	s, err := session.Open(t.Context(), r.opts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +144,7 @@ func resumeWithCorruptLine(t *testing.T, torn string) {
 		t.Fatal(err)
 	}
 
-	s, err = session.Resume(t.Context(), s.ID(), r.opts(""))
+	s, err = session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
 	if err != nil {
 		t.Fatalf("Resume with a corrupt middle line: %v", err)
 	}
@@ -161,7 +157,7 @@ func resumeWithCorruptLine(t *testing.T, torn string) {
 	if b, err := os.ReadFile(side); err != nil || !bytes.Contains(b, lines[lineNo-1]) {
 		t.Errorf("side file %s lacks the line: %q, %v", side, b, err)
 	}
-	req, err := s.Agent().NextRequest(t.Context())
+	req, err := session.NextRequest(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +173,7 @@ func resumeWithCorruptLine(t *testing.T, torn string) {
 // the data root changes: no lock pid, no record, no quarantine.
 func TestResumeRefusesALogFromANewerKimigo(t *testing.T) {
 	r := newRig(t, "ok")
-	s, err := session.Create(t.Context(), r.opts(""))
+	s, err := session.Open(t.Context(), r.opts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,8 +186,8 @@ func TestResumeRefusesALogFromANewerKimigo(t *testing.T) {
 	}
 	before := snapshot(t, r.root)
 	for _, open := range []func() (*session.Session, error){
-		func() (*session.Session, error) { return session.Resume(t.Context(), s.ID(), r.opts("")) },
-		func() (*session.Session, error) { return session.Continue(t.Context(), r.opts("")) },
+		func() (*session.Session, error) { return session.Open(t.Context(), r.resumeOpts(s.ID(), "")) },
+		func() (*session.Session, error) { return session.Open(t.Context(), r.contOpts("")) },
 	} {
 		_, err := open()
 		var se *session.Error
@@ -217,7 +213,7 @@ func TestRepairIndex(t *testing.T) {
 	r := newRig(t, "a", "b")
 	var ids, dirs []string
 	for range 2 {
-		s, err := session.Create(t.Context(), r.opts(""))
+		s, err := session.Open(t.Context(), r.opts(""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +275,7 @@ func TestRepairIndex(t *testing.T) {
 		t.Errorf("second RepairIndex = %+v, %v; want nothing to do", rep, err)
 	}
 	// The session without state.json resumes, and gets it back.
-	s, err := session.Resume(t.Context(), ids[1], r.opts(""))
+	s, err := session.Open(t.Context(), r.resumeOpts(ids[1], ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,16 @@ type call struct {
 	fields    loop.RequestLogFields
 }
 
+// newRigWith builds a rig whose model has m's budget and strategy.
+func newRigWith(t testing.TB, m Model, replies ...scripted.Response) *rig {
+	t.Helper()
+	r := newRig(t, Options{}, replies...)
+	r.mu.Lock()
+	r.model.Budget, r.model.Strategy = m.Budget, m.Strategy
+	r.mu.Unlock()
+	return r
+}
+
 // newRig builds a rig whose model answers with replies in order.
 func newRig(t testing.TB, o Options, replies ...scripted.Response) *rig {
 	t.Helper()

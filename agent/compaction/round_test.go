@@ -314,7 +314,7 @@ func TestS60CompactionCompletionCap(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r := newRig(t, Options{Budget: tt.budget}, summaryReply("s"))
+				r := newRigWith(t, Model{Budget: tt.budget}, summaryReply("s"))
 				r.setCapability(llm.Capability{MaxContextTokens: tt.window})
 				r.append(U("hi"))
 				compactNow(t, r, "")

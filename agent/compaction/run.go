@@ -129,6 +129,7 @@ func (c *FullCompaction) begin(ctx context.Context, source Source, instruction s
 
 // reserve claims the compacting slot and counts the compaction.
 func (c *FullCompaction) reserve(source Source, instruction string, blocked bool) *run {
+	perTurn := c.Strategy().MaxCompactionPerTurn() // read before the lock: it asks the agent for its model
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.compacting != nil || c.closed {
@@ -139,7 +140,7 @@ func (c *FullCompaction) reserve(source Source, instruction string, blocked bool
 	} else {
 		c.countInTurn++
 	}
-	if max := c.strategy.MaxCompactionPerTurn(); max > 0 && c.countInTurn > max {
+	if perTurn > 0 && c.countInTurn > perTurn {
 		return nil
 	}
 	r := &run{source: source, instruction: instruction, blockedByTurn: blocked,

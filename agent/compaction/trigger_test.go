@@ -29,7 +29,7 @@ func summaryReply(text string) scripted.Response {
 // becomes the kept prompt and the prefixed summary (spec 03 §8 S38).
 func TestS38ThresholdBeforeStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{ReservedContextSize: intp(0)}}, summaryReply("I was reading files."))
+		r := newRigWith(t, Model{Strategy: StrategyOptions{ReservedContextSize: intp(0)}}, summaryReply("I was reading files."))
 		r.setCapability(llm.Capability{MaxContextTokens: 100_000})
 		r.append(U("read the files"))
 		r.append(A("", "c1"))
@@ -96,7 +96,7 @@ func TestS38ThresholdBeforeStep(t *testing.T) {
 // and a 440-character prompt compact before the first step (S39).
 func TestS39ReserveTrigger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{ReservedContextSize: intp(500)}}, summaryReply("earlier work"))
+		r := newRigWith(t, Model{Strategy: StrategyOptions{ReservedContextSize: intp(500)}}, summaryReply("earlier work"))
 		r.setCapability(llm.Capability{MaxContextTokens: 2_000})
 		r.append(U("first"))
 		r.append(A("done"))
@@ -116,7 +116,7 @@ func TestS39ReserveTrigger(t *testing.T) {
 
 // TestS40ReserveIgnored: a reserve larger than the window is ignored (S40).
 func TestS40ReserveIgnored(t *testing.T) {
-	r := newRig(t, Options{Strategy: StrategyOptions{ReservedContextSize: intp(50_000)}})
+	r := newRigWith(t, Model{Strategy: StrategyOptions{ReservedContextSize: intp(50_000)}})
 	r.setCapability(llm.Capability{MaxContextTokens: 32_000})
 	r.append(U("hello"))
 	r.setTokens(10_000)
@@ -299,7 +299,7 @@ func TestS59CancelWhileBlocked(t *testing.T) {
 // without another compaction (the §6.17 limitation, fixed).
 func TestCompactionLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{MaxCompactionPerTurn: 1}}, summaryReply("one"))
+		r := newRigWith(t, Model{Strategy: StrategyOptions{MaxCompactionPerTurn: 1}}, summaryReply("one"))
 		r.setCapability(llm.Capability{MaxContextTokens: 1_000})
 		r.append(U(strings.Repeat("x", 4_000)))
 		if err := r.c.BeforeStep(t.Context(), 0); err != nil {
@@ -330,7 +330,7 @@ func TestCompactionLimit(t *testing.T) {
 // step run beside it.
 func TestBackgroundCompactionAfterStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{TriggerRatio: 0.5, BlockRatio: 0.9, ReservedContextSize: intp(0)}},
+		r := newRigWith(t, Model{Strategy: StrategyOptions{TriggerRatio: 0.5, BlockRatio: 0.9, ReservedContextSize: intp(0)}},
 			summaryReply("background"))
 		r.setCapability(llm.Capability{MaxContextTokens: 1_000})
 		r.append(U("go"))

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/workspace"
@@ -168,7 +169,7 @@ func TestScenario12AutoApprovesOutsideWrites(t *testing.T) {
 }
 
 func TestScenario13SessionApprovalBeatsAskRule(t *testing.T) {
-	r := newRig(t, withRules(rule(permission.DecisionAsk, "Bash")), withAnswers(permission.Session.Response()))
+	r := newRig(t, withRules(rule(permission.DecisionAsk, "Bash")), withAnswers(answer(event.ApproveSession)))
 	if got := r.judge("Bash", `{"command":"printf first"}`); got != asked {
 		t.Fatalf("first call: %s", got)
 	}
@@ -189,7 +190,7 @@ func TestScenario14SessionApprovalLosesToDeny(t *testing.T) {
 
 func sessionApproval(pattern string) permission.ApprovalResultRecord {
 	return permission.ApprovalResultRecord{ToolName: "Bash", ToolCallID: "old", Action: "Running",
-		SessionApprovalRule: pattern, Result: permission.Session.Response()}
+		SessionApprovalRule: pattern, Result: answer(event.ApproveSession)}
 }
 
 func TestScenario15AskBeatsAllow(t *testing.T) {

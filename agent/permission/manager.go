@@ -14,8 +14,9 @@ import (
 )
 
 // Options build a Manager. The zero value is a main agent in manual mode
-// with no rules, no hooks, no approval channel (asks are approved, as in
-// headless library use) and the local file system for git probes.
+// with no rules, no hooks, no approval channel (whatever the chain asks
+// about is denied: the safe default) and the local file system for git
+// probes.
 type Options struct {
 	// Env is the OS seam: the file system for git-marker probes, the home
 	// directory and the path class. Nil means the local machine.
@@ -37,7 +38,8 @@ type Options struct {
 	Slots Slots
 	// Hooks runs PreToolUse, PermissionRequest and PermissionResult.
 	Hooks HookRunner
-	// Approver asks the user; nil approves every ask (headless use).
+	// Approver asks the user; nil denies every ask at once, with a message
+	// saying what would allow the call.
 	Approver Approver
 	// Recorder commits set_mode and approval records; nil applies them
 	// directly, without persistence.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
@@ -305,7 +306,7 @@ func (a *approver) RequestApproval(ctx context.Context, req permission.ApprovalR
 	if len(a.answers) > 0 {
 		resp, a.answers = a.answers[0], a.answers[1:]
 	} else {
-		resp = permission.Once.Response()
+		resp = answer(event.ApproveOnce)
 	}
 	a.mu.Unlock()
 	if onCall != nil {
@@ -499,3 +500,12 @@ func (discard) Block(context.Context, permission.HookEvent, string, map[string]a
 }
 func (discard) Fire(permission.HookEvent, string, map[string]any) {}
 func (discard) Track(string, map[string]any)                      {}
+
+// answer is the response of choice c.
+func answer(c event.Choice) permission.ApprovalResponse {
+	r, err := permission.Response(event.ApprovalAnswer{Choice: c})
+	if err != nil {
+		panic(err) // a test named a choice that does not exist
+	}
+	return r
+}

@@ -29,4 +29,4 @@ func (h *replayHost) Prompt(context.Context, []llm.ContentPart) error {
 	return nil
 }
 
-func (h *replayHost) Cancel(context.Context) error { return nil }
+func (h *replayHost) Cancel(context.Context, error) error { return nil }

@@ -36,8 +36,8 @@ type Host interface {
 	// Prompt sends the user's input to the main agent; an error means it
 	// was refused.
 	Prompt(ctx context.Context, input []llm.ContentPart) error
-	// Cancel cancels the main agent's running turn.
-	Cancel(ctx context.Context) error
+	// Cancel cancels the main agent's running turn with cause.
+	Cancel(ctx context.Context, cause error) error
 }
 
 // Options describe one print run.
@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				log.Info("print run interrupted", "turn", turns.current, "cause", context.Cause(ctx))
-				if cerr := o.Host.Cancel(context.WithoutCancel(ctx)); cerr != nil {
+				if cerr := o.Host.Cancel(context.WithoutCancel(ctx), context.Cause(ctx)); cerr != nil {
 					log.Warn("cancel the interrupted turn", "err", cerr)
 				}
 				return ErrInterrupted

@@ -24,13 +24,13 @@ func (h agentHost) Prompt(ctx context.Context, in []llm.ContentPart) error {
 	return err
 }
 func (h agentHost) Subscribe() *event.Subscription { return h.a.Events().Subscribe() }
-func (h agentHost) Cancel(ctx context.Context) error {
-	return h.a.Cancel(ctx, nil, nil)
+func (h agentHost) Cancel(ctx context.Context, cause error) error {
+	return h.a.Cancel(ctx, nil, cause)
 }
 
 func newAgent(t *testing.T, p llm.Provider) *agent.Agent {
 	t.Helper()
-	a := agent.New(agent.Options{Provider: p, Config: agent.Config{SystemPrompt: "You are a test."}})
+	a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: p}, Config: agent.Config{SystemPrompt: "You are a test."}})
 	t.Cleanup(func() { a.Close(context.WithoutCancel(t.Context())) })
 	return a
 }
