@@ -157,6 +157,7 @@ type Agent struct {
 	configPending bool            // the initial Config is not recorded yet
 	recordTime    time.Time       // time of the record being applied
 	cards         *replay.Builder // set while Resume collects the replay stream
+	pending       unrestored      // set while a replay counts the records it cannot restore yet
 	toolsHashes   map[string]bool // llm.tools_snapshot hashes already written
 }
 
@@ -215,7 +216,7 @@ func (a *Agent) turnOptions() turn.Options {
 	}
 	return turn.Options{
 		History:             historyView{a},
-		Commit:              a,
+		Commit:              turnCommitter{a},
 		LLM:                 a.model,
 		Tools:               a.toolTable,
 		DescribeMissingTool: a.describeMissingTool,
@@ -328,9 +329,6 @@ func (a *Agent) Config() Config {
 	defer a.mu.Unlock()
 	return a.config.clone()
 }
-
-// ToolManager is the agent's tool manager, or nil.
-func (a *Agent) ToolManager() *tools.Manager { return a.manager }
 
 // model is TurnFlow's source of the model for each run.
 func (a *Agent) model() (loop.LLM, error) {

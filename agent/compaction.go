@@ -126,10 +126,10 @@ func (a *Agent) IsCompacting() bool {
 	return false
 }
 
-// EstimateCurrentRequestTokens is the local estimate of the next request
+// estimateCurrentRequestTokens is the local estimate of the next request
 // (system prompt, offered tools, projected history) that compaction sizes
 // against (spec 03 §5.5); 0 with a compactor that does not estimate.
-func (a *Agent) EstimateCurrentRequestTokens() int {
+func (a *Agent) estimateCurrentRequestTokens() int {
 	return a.turnsCompactor().EstimateCurrentRequestTokens()
 }
 
@@ -170,7 +170,7 @@ func (a *Agent) refreshSystemPrompt(ctx context.Context) error {
 	if prompt == a.Config().SystemPrompt {
 		return nil
 	}
-	return a.UpdateConfig(ctx, ConfigUpdate{SystemPrompt: &prompt})
+	return a.updateConfig(ctx, ConfigUpdate{SystemPrompt: &prompt})
 }
 
 // todos is the todo list the summary carries (spec 03 §6.9 step 10).
@@ -208,7 +208,8 @@ func (h compactionHost) Messages() []llm.Message { return historyView(h).View(lo
 
 // Commit implements compaction.Committer.
 func (h compactionHost) Commit(ctx context.Context, typ records.Type, payload any) error {
-	return h.a.Commit(ctx, typ, payload)
+	_, err := h.a.commitPayload(ctx, typ, payload)
+	return err
 }
 
 // CommitCompaction implements compaction.Committer: build runs on the live
@@ -246,7 +247,7 @@ func (h compactionHost) OnCompactionFinished(ctx context.Context) {
 
 // RecordUsage implements compaction.UsageRecorder with session scope.
 func (h compactionHost) RecordUsage(ctx context.Context, model string, u llm.TokenUsage) error {
-	return h.a.RecordUsage(ctx, model, u, UsageScopeSession)
+	return h.a.recordUsage(ctx, model, u, UsageScopeSession)
 }
 
 // Publish implements compaction.EventSink.

@@ -84,7 +84,7 @@ func (a *Agent) recordRequest(ctx context.Context, p llm.Provider, req llm.Reque
 		kind = loop.RequestKindLoop
 	}
 	if fresh {
-		if err := a.Commit(ctx, records.TypeToolsSnapshot, toolsSnapshot{Hash: toolsHash, Tools: tools}); err != nil {
+		if _, err := a.commitPayload(ctx, records.TypeToolsSnapshot, toolsSnapshot{Hash: toolsHash, Tools: tools}); err != nil {
 			a.logger.Warn("record tool table failed", "error", err)
 		}
 	}
@@ -92,7 +92,7 @@ func (a *Agent) recordRequest(ctx context.Context, p llm.Provider, req llm.Reque
 		ThinkingEffort: p.ThinkingEffort(), MaxTokens: p.MaxCompletionTokens(),
 		SystemPromptHash: hashText(req.System), ToolsHash: toolsHash, MessageCount: len(req.Messages),
 		TurnStep: f.TurnStep, Attempt: f.Attempt, Projection: f.Projection, DroppedCount: f.DroppedCount}
-	if err := a.Commit(ctx, records.TypeLLMRequest, rec); err != nil {
+	if _, err := a.commitPayload(ctx, records.TypeLLMRequest, rec); err != nil {
 		a.logger.Warn("record request failed", "error", err)
 	}
 }

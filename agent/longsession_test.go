@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/event"
@@ -59,7 +60,7 @@ func TestCompactionLongSession(t *testing.T) {
 				task, calls-1, calls)).WithUsage(usage)
 		}
 		reported := float64(r.Tokens())
-		estErr = append(estErr, math.Abs(float64(a.EstimateCurrentRequestTokens())-reported)/reported)
+		estErr = append(estErr, math.Abs(float64(agent.EstimateCurrentRequestTokens(a))-reported)/reported)
 		decErr = append(decErr, math.Abs(float64(a.TokenCountWithPending())-reported)/reported)
 		switch {
 		case todoSet != task:

@@ -47,16 +47,6 @@ func (a *Agent) SetPermissionMode(ctx context.Context, mode permission.Mode) err
 	return a.perm.SetMode(ctx, mode)
 }
 
-// isPermissionType reports a record type the permission manager owns.
-func isPermissionType(t records.Type) bool {
-	for _, p := range permission.RecordTypes() {
-		if records.Type(p) == t {
-			return true
-		}
-	}
-	return false
-}
-
 // applyPermission hands one of permission's records to the manager. An
 // agent without a manager (a library agent, the preview replay) checks
 // that the record decodes and otherwise ignores it: there is no state to
@@ -83,7 +73,8 @@ type permissionRecorder struct{ a *Agent }
 
 // Commit implements permission.Recorder.
 func (r permissionRecorder) Commit(ctx context.Context, p permission.Payload) error {
-	return r.a.Commit(ctx, records.Type(p.RecordType()), p)
+	_, err := r.a.commitPayload(ctx, records.Type(p.RecordType()), p)
+	return err
 }
 
 // permissionHooks runs the permission chain's hook events (PreToolUse,

@@ -22,6 +22,10 @@ type ResumeResult struct {
 	Cards []replay.Card
 	// Records counts the records replayed.
 	Records int
+	// Unrestored names, once per type, the records of a type whose owner
+	// kimigo does not have yet (plan, goal, swarm, …): kept in the log
+	// untouched, not restored. Front ends show them as warnings.
+	Unrestored []string
 	// Refused counts the records that could not be restored and were set
 	// aside (records.Refuse): a file log moves their lines to
 	// wire.jsonl.quarantine and reports each through
@@ -68,6 +72,9 @@ func (a *Agent) Resume(ctx context.Context, opts ResumeOptions) (ResumeResult, e
 	if err != nil {
 		return res, err
 	}
+	for _, m := range res.Unrestored {
+		a.logger.Warn("records kept but not restored", "what", m)
+	}
 	if err := a.finishResume(ctx); err != nil {
 		return res, err
 	}
@@ -93,6 +100,7 @@ func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bo
 	stopped := false
 	a.mu.Lock()
 	a.cards = b
+	a.pending = unrestored{}
 	a.mu.Unlock()
 	var opts records.ReplayOptions
 	if b == nil { // cards show tool outputs; without cards none before the last compaction is read
@@ -122,6 +130,8 @@ func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bo
 	})
 	res.Warning = warning
 	a.mu.Lock()
+	res.Unrestored = a.pending.messages()
+	a.pending = nil
 	if err != nil {
 		a.cards = nil
 	}

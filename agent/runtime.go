@@ -126,7 +126,8 @@ func (a *Agent) closeRuntime(ctx context.Context) error {
 
 // appendMessage commits msg to history (context.append_message).
 func (a *Agent) appendMessage(ctx context.Context, msg history.Message) error {
-	return a.Commit(ctx, records.Type(history.TypeAppendMessage), history.AppendMessageRecord{Message: msg})
+	_, err := a.commitPayload(ctx, records.Type(history.TypeAppendMessage), history.AppendMessageRecord{Message: msg})
+	return err
 }
 
 // runtimeHost is the agent as the background and cron managers see it.

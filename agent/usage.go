@@ -78,11 +78,12 @@ func (a *Agent) Usage() event.Usage {
 	return a.usage.data()
 }
 
-// RecordUsage records the usage of one model request under model. Loop
+// recordUsage records the usage of one model request under model. Loop
 // steps use UsageScopeTurn; compaction requests UsageScopeSession, which
 // leaves the running turn's usage alone.
-func (a *Agent) RecordUsage(ctx context.Context, model string, u llm.TokenUsage, scope UsageScope) error {
-	return a.Commit(ctx, TypeUsageRecord, UsageRecord{Model: model, Usage: u, Scope: scope})
+func (a *Agent) recordUsage(ctx context.Context, model string, u llm.TokenUsage, scope UsageScope) error {
+	_, err := a.commitPayload(ctx, TypeUsageRecord, UsageRecord{Model: model, Usage: u, Scope: scope})
+	return err
 }
 
 // usageRecorder is the agent's turn.UsageRecorder.
@@ -96,7 +97,7 @@ func (r usageRecorder) EndTurn() { r.a.resetTurnUsage() }
 
 // RecordStep records a loop step's usage.
 func (r usageRecorder) RecordStep(ctx context.Context, model string, u llm.TokenUsage) error {
-	return r.a.RecordUsage(ctx, model, u, UsageScopeTurn)
+	return r.a.recordUsage(ctx, model, u, UsageScopeTurn)
 }
 
 func (a *Agent) resetTurnUsage() {

@@ -37,7 +37,7 @@ func TestUsageS35TurnVersusSession(t *testing.T) {
 		t.Errorf("current turn after the turn = %+v, want nil", cur)
 	}
 	// A compaction request is recorded for the session only.
-	if err := a.RecordUsage(t.Context(), "scripted-model", llm.TokenUsage{InputOther: 100, Output: 5}, agent.UsageScopeSession); err != nil {
+	if err := agent.RecordUsage(t.Context(), a, "scripted-model", llm.TokenUsage{InputOther: 100, Output: 5}, agent.UsageScopeSession); err != nil {
 		t.Fatal(err)
 	}
 	u := a.Usage()

@@ -281,3 +281,40 @@ func TestRepairIndex(t *testing.T) {
 	}
 	closeSession(t, s)
 }
+
+// A session whose log holds records this kimigo cannot restore yet (a
+// goal, plan mode) resumes, warns once per type naming it, and keeps the
+// records in the log.
+func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
+	r := newRig(t, "ok", "again")
+	s, err := session.Open(t.Context(), r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, s, "hi")
+	closeSession(t, s)
+	wire := wireOf(s)
+	f, err := os.OpenFile(wire, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := `{"type":"goal.create","goalId":"g","objective":"ship","time":9}` + "\n" + `{"type":"plan_mode.enter","id":"p","time":9}` + "\n"
+	if _, err := f.WriteString(extra); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	again, err := session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, again)
+	w := strings.Join(again.Warnings(), "\n")
+	if !strings.Contains(w, "goal.create") || !strings.Contains(w, "plan_mode.enter") || len(again.Warnings()) != 2 {
+		t.Errorf("Warnings = %q, want one line each for goal.create and plan_mode.enter", again.Warnings())
+	}
+	prompt(t, again, "still works")
+	if b, err := os.ReadFile(wire); err != nil || !strings.Contains(string(b), extra) {
+		t.Errorf("the records were not kept: %v", err)
+	}
+}

@@ -315,6 +315,9 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		}
 		s.cards, res.Cards = res.Cards, nil
 		s.replay = res
+		s.mu.Lock()
+		s.warnings = append(s.warnings, res.Unrestored...)
+		s.mu.Unlock()
 	} else if err := s.agent.SetActiveTools(ctx, p.active); err != nil {
 		return err
 	}
@@ -393,7 +396,8 @@ func (s *Session) TakeReplayCards() []replay.Card {
 }
 
 // Warnings are what the user should hear about the open: corrupt lines of
-// the records that were skipped and quarantined, naming file and line.
+// the records that were skipped and quarantined, naming file and line, and
+// records of a kind this kimigo cannot restore yet (kept in the log).
 func (s *Session) Warnings() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
