@@ -184,32 +184,26 @@ func (a *Agent) applyLaunch(rec records.Record) (applied, error) {
 // the recorded alias: live, SetModel binds it with the record; on resume,
 // the post-replay phase binds the alias the records left.
 func (a *Agent) applyConfig(rec records.Record) (applied, error) {
-	var u ConfigUpdate
-	if err := records.Decode(rec, &u); err != nil {
-		return applied{}, err
-	}
-	a.config.apply(u)
-	return applied{}, nil
+	return decoded(rec, func(u ConfigUpdate) applied { a.config.apply(u); return applied{} })
 }
 
 // applyUsage is the apply of usage.record.
 func (a *Agent) applyUsage(rec records.Record) (applied, error) {
-	var u UsageRecord
-	if err := records.Decode(rec, &u); err != nil {
-		return applied{}, err
-	}
-	a.usage.apply(u)
-	return applied{status: true}, nil
+	return decoded(rec, func(u UsageRecord) applied { a.usage.apply(u); return applied{status: true} })
 }
 
 // applyStore is the apply of tools.update_store.
 func (a *Agent) applyStore(rec records.Record) (applied, error) {
-	var u tools.UpdateStore
-	if err := records.Decode(rec, &u); err != nil {
+	return decoded(rec, func(u tools.UpdateStore) applied { a.store.Apply(u); return applied{} })
+}
+
+// decoded decodes rec's payload as a T and applies it with f.
+func decoded[T any](rec records.Record, f func(T) applied) (applied, error) {
+	var v T
+	if err := records.Decode(rec, &v); err != nil {
 		return applied{}, err
 	}
-	a.store.Apply(u)
-	return applied{}, nil
+	return f(v), nil
 }
 
 // applyHistory hands a context.* record to history.

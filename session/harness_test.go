@@ -102,6 +102,39 @@ func (r *rig) contOpts(w string) session.Options {
 	return o
 }
 
+// ran opens a new session, runs each prompt in it and closes it.
+func (r *rig) ran(t *testing.T, prompts ...string) *session.Session {
+	t.Helper()
+	s, err := session.Open(t.Context(), r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts {
+		prompt(t, s, p)
+	}
+	closeSession(t, s)
+	return s
+}
+
+// start opens a new session answering requests as requests says,
+// subscribes to it and sends text; the test closes both at its end.
+func (r *rig) start(t *testing.T, requests session.Requests, text string) (*session.Session, *event.Subscription) {
+	t.Helper()
+	o := r.opts("")
+	o.Requests = requests
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	if err := s.Prompt(t.Context(), textParts(text)); err != nil {
+		t.Fatal(err)
+	}
+	return s, sub
+}
+
 // prompt runs one prompt to the end of its turn, which must complete.
 func prompt(t *testing.T, s *session.Session, text string) {
 	t.Helper()

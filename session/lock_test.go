@@ -22,12 +22,7 @@ import (
 func TestS69SessionHeldByAnotherProcess(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Open(ctx, r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 
 	cmd := exec.CommandContext(ctx, os.Args[0])
 	cmd.Env = childEnv("hold", r, s.ID())

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -50,7 +51,7 @@ func newBroker(bus *event.Bus) *broker {
 
 // ErrNoRequest refuses an answer to a request that is not open: unknown,
 // already answered, or withdrawn with its cancelled turn.
-var ErrNoRequest = fmt.Errorf("no such open request")
+var ErrNoRequest = errors.New("no such open request")
 
 // answer delivers a front end's answer to request id.
 func (b *broker) answer(id string, a answerMsg) error {

@@ -43,18 +43,7 @@ const writeArgs = `{"path":"b.txt","content":"hi"}`
 func TestApprovalThroughTheFrontEnd(t *testing.T) {
 	r := newRig(t)
 	r.srv.Add(llmtest.ToolCall("c1", "Write", writeArgs), llmtest.Text("written"))
-	o := r.opts("")
-	o.Requests = session.Answered
-	s, err := session.Open(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeSession(t, s)
-	sub := s.Subscribe()
-	defer sub.Close()
-	if err := s.Prompt(t.Context(), textParts("write b.txt")); err != nil {
-		t.Fatal(err)
-	}
+	s, sub := r.start(t, session.Answered, "write b.txt")
 	req := next[event.ApprovalRequested](t, sub)
 	if req.AgentID != "main" || req.ToolName != "Write" || req.ToolCallID != "c1" || req.RequestID == "" || req.TurnID != 0 {
 		t.Errorf("approval request = %+v", req)
@@ -85,16 +74,7 @@ func TestApprovalThroughTheFrontEnd(t *testing.T) {
 func TestApprovalWithoutAFrontEndIsDenied(t *testing.T) {
 	r := newRig(t)
 	r.srv.Add(llmtest.ToolCall("c1", "Write", writeArgs), llmtest.Text("not written"))
-	s, err := session.Open(t.Context(), r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeSession(t, s)
-	sub := s.Subscribe()
-	defer sub.Close()
-	if err := s.Prompt(t.Context(), textParts("write b.txt")); err != nil {
-		t.Fatal(err)
-	}
+	_, sub := r.start(t, session.Declined, "write b.txt")
 	var result event.ToolResult
 	for {
 		ev, err := sub.Next(t.Context())
@@ -124,18 +104,7 @@ func TestApprovalWithoutAFrontEndIsDenied(t *testing.T) {
 func TestCancelWithdrawsTheRequest(t *testing.T) {
 	r := newRig(t)
 	r.srv.Add(llmtest.ToolCall("c1", "Write", writeArgs))
-	o := r.opts("")
-	o.Requests = session.Answered
-	s, err := session.Open(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeSession(t, s)
-	sub := s.Subscribe()
-	defer sub.Close()
-	if err := s.Prompt(t.Context(), textParts("write b.txt")); err != nil {
-		t.Fatal(err)
-	}
+	s, sub := r.start(t, session.Answered, "write b.txt")
 	req := next[event.ApprovalRequested](t, sub)
 	if err := s.Cancel(t.Context(), nil); err != nil {
 		t.Fatal(err)
@@ -171,18 +140,7 @@ func TestQuestionsThroughTheFrontEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t)
 			r.srv.Add(llmtest.ToolCall("q1", "AskUserQuestion", askArgs), llmtest.Text("ok"))
-			o := r.opts("")
-			o.Requests = tt.requests
-			s, err := session.Open(t.Context(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer closeSession(t, s)
-			sub := s.Subscribe()
-			defer sub.Close()
-			if err := s.Prompt(t.Context(), textParts("ask me")); err != nil {
-				t.Fatal(err)
-			}
+			s, sub := r.start(t, tt.requests, "ask me")
 			if tt.requests == session.Answered {
 				q := next[event.QuestionRequested](t, sub)
 				if len(q.Questions) != 1 || q.Questions[0].Question != "Which way?" || len(q.Questions[0].Options) != 2 ||

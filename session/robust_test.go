@@ -116,12 +116,7 @@ func TestResumeQuarantinesACorruptLine(t *testing.T) {
 func resumeWithCorruptLine(t *testing.T, torn string) {
 	r := newRig(t)
 	r.srv.Add(llmtest.ToolCall("call_1", "Nope", `{}`), llmtest.Text("done"), llmtest.Text("again"))
-	s, err := session.Open(t.Context(), r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "use a tool")
-	closeSession(t, s)
+	s := r.ran(t, "use a tool")
 
 	wire := wireOf(s)
 	data, err := os.ReadFile(wire)
@@ -173,12 +168,7 @@ func resumeWithCorruptLine(t *testing.T, torn string) {
 // the data root changes: no lock pid, no record, no quarantine.
 func TestResumeRefusesALogFromANewerKimigo(t *testing.T) {
 	r := newRig(t, "ok")
-	s, err := session.Open(t.Context(), r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	wire := wireOf(s)
 	newer := `{"type":"metadata","protocol_version":"9.1","created_at":1}` + "\n" + `{"type":"future.thing"` + "\n"
 	if err := os.WriteFile(wire, []byte(newer), 0o600); err != nil {
@@ -213,12 +203,7 @@ func TestRepairIndex(t *testing.T) {
 	r := newRig(t, "a", "b")
 	var ids, dirs []string
 	for range 2 {
-		s, err := session.Open(t.Context(), r.opts(""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		prompt(t, s, "hi")
-		closeSession(t, s)
+		s := r.ran(t, "hi")
 		ids, dirs = append(ids, s.ID()), append(dirs, s.Dir())
 	}
 	index := filepath.Join(r.root, session.IndexFileName)
@@ -287,12 +272,7 @@ func TestRepairIndex(t *testing.T) {
 // records in the log.
 func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
 	r := newRig(t, "ok", "again")
-	s, err := session.Open(t.Context(), r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	wire := wireOf(s)
 	f, err := os.OpenFile(wire, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

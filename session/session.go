@@ -282,7 +282,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	if err != nil {
 		return err
 	}
-	s.additional = mergeDirs(state.AdditionalDirs, p.addDirs)
+	s.additional = union(state.AdditionalDirs, p.addDirs) // saved ones first, without repeats
 	persistence, err := records.OpenFile(records.FileOptions{FS: s.store.fs, Dir: agentHome(s.dir, MainAgentID),
 		Logger: s.logger,
 		OnError: func(err error) {
@@ -338,17 +338,6 @@ func (s *Session) runMode(ctx context.Context, o Options) error {
 		s.restoreMode = current
 	}
 	return s.agent.SetPermissionMode(ctx, mode)
-}
-
-// mergeDirs is saved followed by the run's directories not already in it.
-func mergeDirs(saved, run []string) []string {
-	out := slices.Clone(saved)
-	for _, d := range run {
-		if !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // sameDir compares work dirs after path resolution: equal once

@@ -119,19 +119,14 @@ func TestS07SessionNotFound(t *testing.T) {
 func TestS10CrossDirectorySession(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Open(ctx, r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	before := snapshot(t, r.root)
 
 	b := filepath.Join(filepath.Dir(r.workDir), "b")
 	if err := os.Mkdir(b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err = session.Open(ctx, r.resumeOpts(s.ID(), b))
+	_, err := session.Open(ctx, r.resumeOpts(s.ID(), b))
 	var se *session.Error
 	if !errors.As(err, &se) || se.Code != session.CodeWorkDirMismatch {
 		t.Fatalf("Resume from B = %v, want %s", err, session.CodeWorkDirMismatch)
@@ -312,18 +307,13 @@ func TestCloseMidTurnResumes(t *testing.T) {
 func TestResumeRefusesInvalidState(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Open(ctx, r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	name := filepath.Join(s.Dir(), "state.json")
 	if err := os.WriteFile(name, []byte(`{"title": tru`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	before := snapshot(t, r.root)
-	_, err = session.Open(ctx, r.resumeOpts(s.ID(), ""))
+	_, err := session.Open(ctx, r.resumeOpts(s.ID(), ""))
 	if !errors.Is(err, session.ErrStateInvalid) || !strings.Contains(err.Error(), name) {
 		t.Fatalf("Resume over an invalid state.json = %v, want ErrStateInvalid naming %s", err, name)
 	}
