@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/agenttest"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/llm/openai"
@@ -31,9 +31,9 @@ func TestAdapterS21ReplayAfterDrain(t *testing.T) {
 		var deltas []string
 		for _, ev := range h.Events() {
 			switch e := ev.(type) {
-			case turn.ThinkingDeltaEvent:
+			case event.ThinkingDelta:
 				deltas = append(deltas, "thinking:"+e.Delta)
-			case turn.AssistantDeltaEvent:
+			case event.AssistantDelta:
 				deltas = append(deltas, "assistant:"+e.Delta)
 			}
 		}
@@ -50,7 +50,7 @@ func TestAdapterS21ReplayAfterDrain(t *testing.T) {
 		h := newHarness(t)
 		h.Model(scripted.Response{Parts: parts, ErrAfter: 2,
 			StreamErr: &llm.Error{Kind: llm.KindStatus, StatusCode: 400, Message: "400 stream broke"}})
-		if res := h.Prompt("think"); res.Event.Reason != turn.EndFailed {
+		if res := h.Prompt("think"); res.Event.Reason != event.EndFailed {
 			t.Errorf("turn ended %+v", res.Event)
 		}
 		if got := contentPartRecords(h); len(got) != 0 {

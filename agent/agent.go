@@ -18,6 +18,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
@@ -30,14 +31,16 @@ import (
 // Permission approves everything. The kimigo command always sets
 // Permission.
 type Options struct {
-	// Provider is the model, with thinking and sampling settings applied;
-	// nil means no model is configured.
-	Provider llm.Provider
-	// Capability is what the model accepts; nil means unknown.
-	Capability *llm.Capability
-	// Budget holds the settings the completion cap is resolved from; the
-	// zero value caps at the model window (or 32,000 when unknown).
-	Budget llm.BudgetInputs
+	// ID names the agent in the header of every event it publishes
+	// ("main", "agent-0", …); "" means MainAgentID.
+	ID string
+	// Model is the model the agent starts with; the zero value is none
+	// (every turn fails with model.not_configured). A resumed agent binds
+	// the model its records saved through Models instead.
+	Model ModelBinding
+	// Models resolves a model alias for SetModel and Resume; nil keeps
+	// Model for the agent's life.
+	Models ModelResolver
 	// Config is the initial configuration (system prompt, cwd, …). It is
 	// recorded as config.update with the first record of a new log, so a
 	// resumed agent gets it from its records.
@@ -70,7 +73,7 @@ type Options struct {
 	// Logger and Hooks default to the agent's own (Hooks adapted, so
 	// PreToolUse and the approval hooks run on the same engine). Approver
 	// puts approval requests to the user; with none, a call the chain asks
-	// about is blocked at once with a message saying nobody can approve it
+	// about is denied at once with a message saying what would allow it
 	// (never approved, never waiting), and no approval record is written.
 	// Print mode runs in auto mode, where nothing asks.
 	Permission *permission.Options
@@ -86,13 +89,17 @@ type Options struct {
 	Compactor turn.Compactor
 	// Compaction configures the full compaction when Compactor is nil.
 	Compaction CompactionOptions
-	// LoopControl returns the resolved loop_control settings; nil means no
-	// step cap and the loop's retry default.
-	LoopControl func() turn.LoopControl
 	// Loop injects the loop's sleep, jitter and ids.
 	Loop loop.Options
-	// Events receives every event; more sinks can Subscribe.
-	Events turn.EventSink
+	// Events is the bus the agent publishes its events on; a session
+	// shares one among its agents, so a front end follows them on one
+	// stream. Nil gives the agent a bus of its own (Agent.Events).
+	Events *event.Bus
+	// OnEvent, when set, sees every event the agent published, after the
+	// bus stamped it, synchronously on the publishing goroutine: for
+	// tests and traces that interleave events with records. It must not
+	// block. Front ends subscribe to the bus instead.
+	OnEvent func(event.Event)
 
 	// Injection adds the reminders (todo list, permission mode, background
 	// tasks after a compaction; plan and goal plug in as injectors); nil
@@ -115,6 +122,10 @@ type Options struct {
 	NewUUID func() string
 }
 
+// MainAgentID is the id of a session's main agent, and of an agent given
+// none.
+const MainAgentID = "main"
+
 // Agent is one conversation's mutable state and the host that drives the
 // stateless loop over it: history, configuration, tool store, usage and
 // the turn counter, all changed only by committing a record and applying
@@ -125,12 +136,11 @@ type Agent struct {
 	logger  *slog.Logger
 	now     func() time.Time
 	log     *records.Log
-	events  *fanout
+	events  publisher
 	turns   *turn.TurnFlow
 	adapter *turn.LLM
 	manager *tools.Manager      // nil without NewToolManager
 	perm    *permission.Manager // nil without Options.Permission
-	budget  *llm.CompletionBudget
 	// compactor is the agent's own full compaction; nil when
 	// Options.Compactor replaced it.
 	compactor *compaction.FullCompaction
@@ -140,19 +150,24 @@ type Agent struct {
 	// never while calling the loop, hooks, the model or event sinks.
 	mu            sync.Mutex
 	mem           *history.Memory
+	bound         boundModel // the model in use, its budget resolved
 	store         *tools.Store
 	usage         usageState
 	config        Config
 	configPending bool            // the initial Config is not recorded yet
 	recordTime    time.Time       // time of the record being applied
 	cards         *replay.Builder // set while Resume collects the replay stream
+	pending       unrestored      // set while a replay counts the records it cannot restore yet
 	toolsHashes   map[string]bool // llm.tools_snapshot hashes already written
 }
 
 // New returns an agent for o. It reads and writes nothing: a new agent
 // starts empty, and Resume restores one from its records.
 func New(o Options) *Agent {
-	a := &Agent{o: o, logger: o.Logger, now: o.Now, config: o.Config.clone(),
+	if o.Config.ModelAlias == "" && o.Model.Alias != "" {
+		o.Config.ModelAlias, o.Config.ThinkingEffort = o.Model.Alias, o.Model.ThinkingEffort
+	}
+	a := &Agent{o: o, logger: o.Logger, now: o.Now, config: o.Config.clone(), bound: newBound(o.Model),
 		configPending: !o.Config.isZero(), toolsHashes: map[string]bool{}}
 	if a.logger == nil {
 		a.logger = slog.New(slog.DiscardHandler)
@@ -168,10 +183,13 @@ func New(o Options) *Agent {
 	}
 	a.log = records.NewLog(records.LogOptions{Persistence: o.Persistence, Now: a.now, Logger: a.logger,
 		KeepOldFormat: o.KeepOldRecordFormat})
-	a.events = newFanout(a.logger)
-	if o.Events != nil {
-		a.events.add(o.Events)
+	if o.ID == "" {
+		a.o.ID = MainAgentID
 	}
+	if o.Events == nil {
+		a.o.Events = event.NewBus(event.BusOptions{})
+	}
+	a.events = publisher{id: a.o.ID, bus: a.o.Events, onEvent: o.OnEvent, log: a.logger}
 	a.mem = history.New(history.Options{Logger: a.logger, Now: func() time.Time { return a.recordTime },
 		Hooks: a.historyHooks()})
 	a.store = tools.NewStore()
@@ -180,9 +198,8 @@ func New(o Options) *Agent {
 		a.store = a.manager.Store()
 	}
 	a.perm = a.newPermission()
-	a.budget = llm.ResolveCompletionBudget(o.Budget)
-	a.adapter = turn.NewLLM(turn.LLMOptions{Snapshot: a.snapshot, Budget: a.budget,
-		UsedContextTokens: a.TokenCount, Generate: a.generate, Now: a.now})
+	a.adapter = turn.NewLLM(turn.LLMOptions{Snapshot: a.snapshot, UsedContextTokens: a.TokenCount,
+		Generate: a.generate, Now: a.now})
 	a.turns = turn.New(a.turnOptions())
 	a.bindRuntime()
 	return a
@@ -199,7 +216,7 @@ func (a *Agent) turnOptions() turn.Options {
 	}
 	return turn.Options{
 		History:             historyView{a},
-		Commit:              a,
+		Commit:              turnCommitter{a},
 		LLM:                 a.model,
 		Tools:               a.toolTable,
 		DescribeMissingTool: a.describeMissingTool,
@@ -209,7 +226,7 @@ func (a *Agent) turnOptions() turn.Options {
 		Hooks:               a.o.Hooks,
 		Usage:               usageRecorder{a},
 		Events:              a.events,
-		LoopControl:         a.o.LoopControl,
+		LoopControl:         func() turn.LoopControl { return a.Model().LoopControl },
 		Budget: turn.NewResultBudget(turn.ResultBudgetOptions{FS: fs, HomeDir: a.o.HomeDir,
 			NewUUID: a.o.NewUUID, Logger: a.logger}),
 		Loop:   a.o.Loop,
@@ -236,10 +253,11 @@ func (a *Agent) Close(ctx context.Context) error {
 	return err
 }
 
-// Subscribe adds an event sink and returns the function that removes it.
-// Sinks are called synchronously and must be safe for concurrent use; a
-// sink that panics is logged and skipped.
-func (a *Agent) Subscribe(s turn.EventSink) (unsubscribe func()) { return a.events.add(s) }
+// ID is the agent's id in the events it publishes.
+func (a *Agent) ID() string { return a.o.ID }
+
+// Events is the bus the agent publishes on: Options.Events, or its own.
+func (a *Agent) Events() *event.Bus { return a.o.Events }
 
 // Prompt records input and starts a turn with it; origin nil means the
 // user. While a turn runs the prompt is refused with a turn.agent_busy
@@ -312,23 +330,25 @@ func (a *Agent) Config() Config {
 	return a.config.clone()
 }
 
-// ToolManager is the agent's tool manager, or nil.
-func (a *Agent) ToolManager() *tools.Manager { return a.manager }
-
 // model is TurnFlow's source of the model for each run.
 func (a *Agent) model() (loop.LLM, error) {
-	if a.o.Provider == nil {
+	if a.Model().Provider == nil {
 		return nil, turn.ErrModelNotConfigured
 	}
 	return a.adapter, nil
 }
 
-// snapshot is what the next request is built from (spec 03 §7.3).
+// snapshot is what the next request is built from (spec 03 §7.3): the
+// model bound now and the current system prompt, read together.
 func (a *Agent) snapshot() (turn.Snapshot, error) {
-	if a.o.Provider == nil {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.bound
+	if b.Provider == nil {
 		return turn.Snapshot{}, turn.ErrModelNotConfigured
 	}
-	return turn.Snapshot{Provider: a.o.Provider, SystemPrompt: a.Config().SystemPrompt, Capability: a.o.Capability}, nil
+	return turn.Snapshot{Provider: b.Provider, SystemPrompt: a.config.SystemPrompt, Capability: b.capability(),
+		Budget: b.budget}, nil
 }
 
 // newUUID returns a random version 4 UUID.

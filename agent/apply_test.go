@@ -1,16 +1,19 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
@@ -68,7 +71,7 @@ var applySamples = []struct {
 	{records.Type(permission.TypeSetMode), permission.SetModeRecord{Mode: permission.ModeYolo}},
 	{records.Type(permission.TypeApprovalResult), permission.ApprovalResultRecord{TurnID: 4, ToolCallID: "c1",
 		ToolName: "Bash", Action: "Running: ls", SessionApprovalRule: "Bash(ls)",
-		Result: permission.Session.Response()}},
+		Result: agenttest.Response(event.ApproveSession)}},
 }
 
 func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
@@ -78,8 +81,8 @@ func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			return tools.New(tools.Options{Base: tools.Base{Env: env}, Committer: c})
 		}})
-	var events []turn.Event
-	a.Subscribe(turn.EventFunc(func(ev turn.Event) { events = append(events, ev) }))
+	sub := a.Events().Subscribe()
+	defer sub.Close()
 	sampled := map[records.Type]bool{}
 	for _, s := range applySamples {
 		rec, err := records.New(s.typ, s.fields)
@@ -102,8 +105,10 @@ func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 	if n := len(store.Records()); n != 0 {
 		t.Errorf("apply appended %d records", n)
 	}
-	if len(events) != 0 {
-		t.Errorf("apply published %d events", len(events))
+	none, cancel := context.WithCancel(t.Context())
+	cancel() // only what is queued already
+	if ev, err := sub.Next(none); err == nil {
+		t.Errorf("apply published %s", ev.EventType())
 	}
 	if got := a.turns.CurrentID(); got != 4 {
 		t.Errorf("turn counter after a loop event of turn 4 = %d", got)

@@ -14,6 +14,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -37,17 +38,17 @@ func TestTurnS6CancelMidStream(t *testing.T) {
 		t.Error("HasActiveTurn() = true when Cancel returned")
 	}
 	res := h.Wait()
-	if res.Event.Reason != turn.EndCancelled {
+	if res.Event.Reason != event.EndCancelled {
 		t.Errorf("turn ended %+v", res.Event)
 	}
 	if !hold.Cancelled() {
 		t.Error("the provider request was not cancelled")
 	}
 	types := h.EventTypes()
-	if d := cmp.Diff([]turn.EventType{turn.TypeStepInterrupted, turn.TypeTurnEnded}, types[len(types)-2:]); d != "" {
+	if d := cmp.Diff([]event.Type{event.TypeStepInterrupted, event.TypeTurnEnded}, types[len(types)-2:]); d != "" {
 		t.Errorf("last events (-want +got):\n%s", d)
 	}
-	if si := eventsOf[turn.StepInterruptedEvent](h); len(si) != 1 || si[0].Step != 1 || si[0].Reason != loop.InterruptAborted {
+	if si := eventsOf[event.StepInterrupted](h); len(si) != 1 || si[0].Step != 1 || si[0].Reason != loop.InterruptAborted {
 		t.Errorf("turn.step.interrupted = %+v", si)
 	}
 	for _, r := range h.Records() {
@@ -68,7 +69,7 @@ func TestTurnS6CancelMidStream(t *testing.T) {
 	if l := h.Start("again"); l.TurnID != 1 || !l.Launched {
 		t.Errorf("next prompt = %+v, want turn 1", l)
 	}
-	if res := h.Wait(); res.Event.Reason != turn.EndCompleted {
+	if res := h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Errorf("next turn ended %+v", res.Event)
 	}
 	h.ExpectResumeMatches()
@@ -90,16 +91,16 @@ func TestTurnS7CancelDuringApproval(t *testing.T) {
 	if err := agentOf(h).Cancel(t.Context(), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.Wait(); res.Event.Reason != turn.EndCancelled {
+	if res := h.Wait(); res.Event.Reason != event.EndCancelled {
 		t.Errorf("turn ended %+v", res.Event)
 	}
-	results := eventsOf[turn.ToolResultEvent](h)
+	results := eventsOf[event.ToolResult](h)
 	if len(results) != 1 || !results[0].IsError ||
 		!strings.Contains(results[0].Output.Text(), `The user deliberately interrupted tool "Bash"`) {
 		t.Errorf("tool.result = %+v", results)
 	}
 	types := h.EventTypes()
-	want := []turn.EventType{turn.TypeToolResult, turn.TypeStepInterrupted, turn.TypeTurnEnded}
+	want := []event.Type{event.TypeToolResult, event.TypeStepInterrupted, event.TypeTurnEnded}
 	if d := cmp.Diff(want, types[len(types)-3:]); d != "" {
 		t.Errorf("last events (-want +got):\n%s", d)
 	}
@@ -145,7 +146,7 @@ func TestTurnS8CancelOfAnotherTurnIsIgnored(t *testing.T) {
 		t.Errorf("turn.cancel records = %q", recordStrings(h, turn.TypeCancel))
 	}
 	hold.Release()
-	if res := h.Wait(); res.Event.Reason != turn.EndCompleted || res.Event.TurnID != 3 {
+	if res := h.Wait(); res.Event.Reason != event.EndCompleted || res.Event.TurnID != 3 {
 		t.Errorf("turn 3 ended %+v", res.Event)
 	}
 	h.ExpectResumeMatches()
@@ -166,7 +167,7 @@ func TestTurnS9ProgrammaticCancel(t *testing.T) {
 		if waited := time.Since(start); waited != time.Second {
 			t.Errorf("waited %v, want 1s", waited)
 		}
-		if res := h.Wait(); res.Event.Reason != turn.EndCancelled {
+		if res := h.Wait(); res.Event.Reason != event.EndCancelled {
 			t.Errorf("turn ended %+v", res.Event)
 		}
 		if n := len(hooks.Calls(turn.HookInterrupt)); n != 0 {

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/tools"
 )
@@ -23,16 +23,13 @@ type applied struct {
 	status bool
 }
 
-// Commit makes a record of type typ with payload durable-in-order and
-// applies it: it is the only way the agent's state changes (STYLE.md §5,
-// ERRATA 5). Subsystems build payloads; Commit appends them to the log and
+// commitPayload makes a record of type typ with payload durable-in-order
+// and applies it: it is the only way the agent's state changes (STYLE.md
+// §5, ERRATA 5). Subsystems build payloads; it appends them to the log and
 // applies them under the state lock, then publishes what the apply asked
-// for with no lock held. It implements turn.Committer.
-func (a *Agent) Commit(ctx context.Context, typ records.Type, payload any) error {
-	_, err := a.commitPayload(ctx, typ, payload)
-	return err
-}
-
+// for with no lock held. The subsystems reach it through the small
+// committer interfaces they declare (turnCommitter, compactionHost,
+// permissionRecorder, storeCommitter).
 func (a *Agent) commitPayload(_ context.Context, typ records.Type, payload any) (history.Change, error) {
 	rec, err := records.New(typ, payload)
 	if err != nil {
@@ -52,15 +49,15 @@ func (a *Agent) commit(rec records.Record) (history.Change, error) {
 
 // commitLocked is commit's body; the caller holds mu and publishes the
 // returned events once it released it.
-func (a *Agent) commitLocked(rec records.Record) (applied, []turn.Event, error) {
-	var events []turn.Event
+func (a *Agent) commitLocked(rec records.Record) (applied, []event.Event, error) {
+	var events []event.Event
 	if a.configPending { // a new log starts with the agent's initial configuration
 		a.configPending = false
 		cfg, err := records.New(TypeConfigUpdate, a.config.asUpdate())
 		if err == nil {
 			var ap applied
 			if ap, err = a.appendAndApply(cfg); err == nil && ap.status {
-				events = append(events, a.statusLocked())
+				events = a.appendStatus(events)
 			}
 		}
 		if err != nil {
@@ -70,13 +67,22 @@ func (a *Agent) commitLocked(rec records.Record) (applied, []turn.Event, error) 
 	}
 	ap, err := a.appendAndApply(rec)
 	if err == nil && ap.status {
-		events = append(events, a.statusLocked())
+		events = a.appendStatus(events)
 	}
 	return ap, events, err
 }
 
+// appendStatus adds the status to events when there is one to publish;
+// the caller holds mu.
+func (a *Agent) appendStatus(events []event.Event) []event.Event {
+	if st, ok := a.statusLocked(); ok {
+		return append(events, st)
+	}
+	return events
+}
+
 // publishAll publishes events; the caller holds no lock.
-func (a *Agent) publishAll(events []turn.Event) {
+func (a *Agent) publishAll(events []event.Event) {
 	for _, ev := range events {
 		a.events.Publish(ev)
 	}
@@ -97,9 +103,19 @@ func (a *Agent) appendAndApply(rec records.Record) (applied, error) {
 	return ap, nil
 }
 
-// Flush waits until every committed record is on stable storage. It
-// implements turn.Committer.
-func (a *Agent) Flush(ctx context.Context) error { return a.log.Flush(ctx) }
+// turnCommitter is the agent's commit path as TurnFlow sees it
+// (turn.Committer).
+type turnCommitter struct{ a *Agent }
+
+// Commit implements turn.Committer.
+func (c turnCommitter) Commit(ctx context.Context, typ records.Type, payload any) error {
+	_, err := c.a.commitPayload(ctx, typ, payload)
+	return err
+}
+
+// Flush implements turn.Committer: every committed record is on stable
+// storage when it returns nil.
+func (c turnCommitter) Flush(ctx context.Context) error { return c.a.log.Flush(ctx) }
 
 // apply rebuilds state from one record, live right after its append and on
 // resume alike. It never appends and never publishes: what should be
@@ -116,81 +132,78 @@ func (a *Agent) apply(rec records.Record) (ap applied, handled bool, err error) 
 }
 
 func (a *Agent) applyByType(rec records.Record) (applied, bool, error) {
-	switch rec.Type {
-	case records.TypeMetadata: // the log's own bookkeeping
-		return applied{}, true, nil
-	case records.TypeForked:
-		// TODO(goal): a fork drops a copied goal and adds the
-		// goal_fork_cleared reminder; without goal mode there is nothing
-		// to drop.
-		return applied{}, true, nil
-	case records.TypeToolsSnapshot:
-		var s struct {
-			Hash string `json:"hash"`
-		}
-		if err := records.Decode(rec, &s); err != nil {
-			return applied{}, true, err
-		}
-		a.toolsHashes[s.Hash] = true // the write-dedup cursor
-		return applied{}, true, nil
-	case records.TypeLLMRequest, records.TypeMCPToolsDiscovered: // observability only
-		return applied{}, true, nil
-	case turn.TypePrompt, turn.TypeSteer:
-		var r turn.InputRecord
-		if err := records.Decode(rec, &r); err != nil {
-			return applied{}, true, err
-		}
-		if id, ok := r.LaunchedTurn(); ok {
-			a.turns.ObserveTurnID(id)
-		}
-		return applied{}, true, nil
-	case turn.TypeLaunch:
-		var r turn.LaunchRecord
-		if err := records.Decode(rec, &r); err != nil {
-			return applied{}, true, err
-		}
-		a.turns.ObserveTurnID(r.TurnID)
-		return applied{}, true, nil
-	case turn.TypeCancel: // cancels a running turn; nothing to restore
-		return applied{}, true, nil
-	case compaction.TypeBegin, compaction.TypeCancel, compaction.TypeComplete:
-		// A compaction never survives a restart: a begin without its
-		// complete is a round that died, and history is what it was.
-		// context.apply_compaction carries the rewrite.
-		return applied{}, true, nil
-	case TypeConfigUpdate:
-		var u ConfigUpdate
-		if err := records.Decode(rec, &u); err != nil {
-			return applied{}, true, err
-		}
-		a.config.apply(u)
-		return applied{}, true, nil
-	case TypeUsageRecord:
-		var u UsageRecord
-		if err := records.Decode(rec, &u); err != nil {
-			return applied{}, true, err
-		}
-		a.usage.apply(u)
-		return applied{status: true}, true, nil
-	case tools.UpdateStoreRecordType:
-		var u tools.UpdateStore
-		if err := records.Decode(rec, &u); err != nil {
-			return applied{}, true, err
-		}
-		a.store.Apply(u)
-		return applied{}, true, nil
-	case tools.SetActiveToolsRecordType:
-		return applied{}, true, a.applyActiveTools(rec)
-	}
-	if isHistoryType(rec.Type) {
-		ap, err := a.applyHistory(rec)
+	if o, ok := recordOwners[rec.Type]; ok {
+		ap, err := o.apply(a, rec)
 		return ap, true, err
 	}
-	if isPermissionType(rec.Type) {
-		ap, err := a.applyPermission(rec)
-		return ap, true, err
+	if _, ok := pendingRecords[rec.Type]; ok {
+		if a.pending != nil {
+			a.pending[rec.Type]++
+		}
+		return applied{}, true, nil // kept in the log; the resume reports it
 	}
 	return applied{}, false, nil // unknown types are ignored (spec 02 §6.1)
+}
+
+// applyToolsSnapshot restores the request recorder's write-dedup cursor.
+func (a *Agent) applyToolsSnapshot(rec records.Record) (applied, error) {
+	var s struct {
+		Hash string `json:"hash"`
+	}
+	if err := records.Decode(rec, &s); err != nil {
+		return applied{}, err
+	}
+	a.toolsHashes[s.Hash] = true
+	return applied{}, nil
+}
+
+// applyInput raises the turn counter to the turn a prompt or steer
+// launched.
+func (a *Agent) applyInput(rec records.Record) (applied, error) {
+	var r turn.InputRecord
+	if err := records.Decode(rec, &r); err != nil {
+		return applied{}, err
+	}
+	if id, ok := r.LaunchedTurn(); ok {
+		a.turns.ObserveTurnID(id)
+	}
+	return applied{}, nil
+}
+
+// applyLaunch raises the turn counter to a launched turn.
+func (a *Agent) applyLaunch(rec records.Record) (applied, error) {
+	var r turn.LaunchRecord
+	if err := records.Decode(rec, &r); err != nil {
+		return applied{}, err
+	}
+	a.turns.ObserveTurnID(r.TurnID)
+	return applied{}, nil
+}
+
+// applyConfig is the apply of config.update. The model binding follows
+// the recorded alias: live, SetModel binds it with the record; on resume,
+// the post-replay phase binds the alias the records left.
+func (a *Agent) applyConfig(rec records.Record) (applied, error) {
+	return decoded(rec, func(u ConfigUpdate) applied { a.config.apply(u); return applied{} })
+}
+
+// applyUsage is the apply of usage.record.
+func (a *Agent) applyUsage(rec records.Record) (applied, error) {
+	return decoded(rec, func(u UsageRecord) applied { a.usage.apply(u); return applied{status: true} })
+}
+
+// applyStore is the apply of tools.update_store.
+func (a *Agent) applyStore(rec records.Record) (applied, error) {
+	return decoded(rec, func(u tools.UpdateStore) applied { a.store.Apply(u); return applied{} })
+}
+
+// decoded decodes rec's payload as a T and applies it with f.
+func decoded[T any](rec records.Record, f func(T) applied) (applied, error) {
+	var v T
+	if err := records.Decode(rec, &v); err != nil {
+		return applied{}, err
+	}
+	return f(v), nil
 }
 
 // applyHistory hands a context.* record to history.
@@ -218,33 +231,24 @@ func (a *Agent) applyHistory(rec records.Record) (applied, error) {
 
 // applyActiveTools applies tools.set_active_tools when names is an array;
 // a record without it is a foreign "all active" and changes nothing.
-func (a *Agent) applyActiveTools(rec records.Record) error {
+func (a *Agent) applyActiveTools(rec records.Record) (applied, error) {
 	var r struct {
 		Names      json.RawMessage `json:"names"`
 		Disallowed []string        `json:"disallowedNames"`
 		Legacy     []string        `json:"disallowed"`
 	}
 	if err := records.Decode(rec, &r); err != nil {
-		return err
+		return applied{}, err
 	}
 	if len(r.Names) == 0 || r.Names[0] != '[' || a.manager == nil {
-		return nil
+		return applied{}, nil
 	}
 	var names []string
 	if err := json.Unmarshal(r.Names, &names); err != nil {
-		return err
+		return applied{}, err
 	}
 	a.manager.SetActiveTools(tools.ActiveTools{Names: names, Disallowed: append(r.Disallowed, r.Legacy...)})
-	return nil
-}
-
-func isHistoryType(t records.Type) bool {
-	for _, h := range history.RecordTypes() {
-		if records.Type(h) == t {
-			return true
-		}
-	}
-	return false
+	return applied{}, nil
 }
 
 // loopEventTurnID is the turn id a recorded loop event carries.
@@ -287,5 +291,6 @@ type storeCommitter struct{ a *Agent }
 
 // CommitStoreUpdate commits a tools.update_store record.
 func (c storeCommitter) CommitStoreUpdate(ctx context.Context, u tools.UpdateStore) error {
-	return c.a.Commit(ctx, tools.UpdateStoreRecordType, u)
+	_, err := c.a.commitPayload(ctx, tools.UpdateStoreRecordType, u)
+	return err
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,18 +9,16 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/tools"
 )
 
-// CompactionOptions configure the agent's full compaction (spec 03 §6).
-// The zero value is the default strategy with the system prompt kept as
-// it is.
+// CompactionOptions configure the agent's full compaction (spec 03 §6);
+// when to compact comes with the model (ModelBinding.Compaction). The
+// zero value keeps the system prompt as it is.
 type CompactionOptions struct {
-	// Strategy decides when to compact: trigger ratio, output reserve,
-	// per-turn limits (config loop_control, ERRATA 17).
-	Strategy compaction.StrategyOptions
 	// SystemPrompt re-renders the system prompt after a compaction (spec
 	// 03 §6.14); a changed prompt is recorded as config.update, so resume
 	// restores it. Nil keeps the prompt; an error is logged and ignored.
@@ -55,8 +52,6 @@ func (a *Agent) newCompactor() turn.Compactor {
 		Model:               a.compactionModel,
 		Tools:               a.toolDefinitions,
 		Generate:            a.generate,
-		Budget:              a.o.Budget,
-		Strategy:            a.o.Compaction.Strategy,
 		Usage:               h,
 		Events:              h,
 		Hooks:               h,
@@ -131,10 +126,10 @@ func (a *Agent) IsCompacting() bool {
 	return false
 }
 
-// EstimateCurrentRequestTokens is the local estimate of the next request
+// estimateCurrentRequestTokens is the local estimate of the next request
 // (system prompt, offered tools, projected history) that compaction sizes
 // against (spec 03 §5.5); 0 with a compactor that does not estimate.
-func (a *Agent) EstimateCurrentRequestTokens() int {
+func (a *Agent) estimateCurrentRequestTokens() int {
 	return a.turnsCompactor().EstimateCurrentRequestTokens()
 }
 
@@ -149,17 +144,17 @@ func (a *Agent) turnsCompactor() turn.Compactor {
 }
 
 // compactionModel is the model a compaction sizes against and summarises
-// with, read at every use so that a model switch applies at once.
+// with, read at every use so that a model switch applies at once: its
+// provider, window, budget and strategy come from the binding in use.
 func (a *Agent) compactionModel() (compaction.Model, error) {
-	if a.o.Provider == nil {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.bound
+	if b.Provider == nil {
 		return compaction.Model{}, turn.ErrModelNotConfigured
 	}
-	cfg := a.Config()
-	m := compaction.Model{Provider: a.o.Provider, Alias: cfg.ModelAlias, SystemPrompt: cfg.SystemPrompt}
-	if a.o.Capability != nil {
-		m.Capability = *a.o.Capability
-	}
-	return m, nil
+	return compaction.Model{Provider: b.Provider, Alias: a.config.ModelAlias, SystemPrompt: a.config.SystemPrompt,
+		Capability: b.Capability, Budget: b.Budget, Strategy: b.Compaction}, nil
 }
 
 // refreshSystemPrompt re-renders the system prompt after a compaction and
@@ -175,7 +170,7 @@ func (a *Agent) refreshSystemPrompt(ctx context.Context) error {
 	if prompt == a.Config().SystemPrompt {
 		return nil
 	}
-	return a.UpdateConfig(ctx, ConfigUpdate{SystemPrompt: &prompt})
+	return a.updateConfig(ctx, ConfigUpdate{SystemPrompt: &prompt})
 }
 
 // todos is the todo list the summary carries (spec 03 §6.9 step 10).
@@ -213,7 +208,8 @@ func (h compactionHost) Messages() []llm.Message { return historyView(h).View(lo
 
 // Commit implements compaction.Committer.
 func (h compactionHost) Commit(ctx context.Context, typ records.Type, payload any) error {
-	return h.a.Commit(ctx, typ, payload)
+	_, err := h.a.commitPayload(ctx, typ, payload)
+	return err
 }
 
 // CommitCompaction implements compaction.Committer: build runs on the live
@@ -251,17 +247,16 @@ func (h compactionHost) OnCompactionFinished(ctx context.Context) {
 
 // RecordUsage implements compaction.UsageRecorder with session scope.
 func (h compactionHost) RecordUsage(ctx context.Context, model string, u llm.TokenUsage) error {
-	return h.a.RecordUsage(ctx, model, u, UsageScopeSession)
+	return h.a.recordUsage(ctx, model, u, UsageScopeSession)
 }
 
-// Publish implements compaction.EventSink: compaction events go out as
-// CompactionEvent, a failure as the agent's error event.
-func (h compactionHost) Publish(ev compaction.Event) {
-	if e, ok := ev.(compaction.ErrorEvent); ok {
-		h.a.events.Publish(turn.ErrorEvent{ErrorPayload: turn.ToErrorPayload(e.Err)})
-		return
-	}
-	h.a.events.Publish(CompactionEvent{Event: ev})
+// Publish implements compaction.EventSink.
+func (h compactionHost) Publish(ev event.Event) { h.a.events.Publish(ev) }
+
+// Failed implements compaction.EventSink: a failure nobody waited for is
+// the agent's error event.
+func (h compactionHost) Failed(err error) {
+	h.a.events.Publish(event.Error{Header: event.InTurn(event.NoTurn), ErrorPayload: event.ErrorOf(err)})
 }
 
 // PreCompact implements compaction.Hooks on the agent's hook runner.
@@ -282,25 +277,4 @@ func (h compactionHost) PostCompact(trigger compaction.Source, estimatedTokenCou
 	}
 	h.a.o.Hooks.Fire(turn.HookPostCompact, string(trigger),
 		map[string]any{"trigger": string(trigger), "estimatedTokenCount": estimatedTokenCount})
-}
-
-// CompactionEvent is a compaction event (compaction.started, .blocked,
-// .completed, .cancelled; spec 03 §6.15) as the agent publishes it. It
-// marshals as the compaction event it carries.
-type CompactionEvent struct {
-	compaction.Event
-}
-
-// EventType is the compaction event's type.
-func (e CompactionEvent) EventType() turn.EventType { return turn.EventType(e.Event.EventType()) }
-
-// MarshalJSON encodes the carried event.
-func (e CompactionEvent) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e.Event); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSpace(buf.Bytes()), nil
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/llm/scripted"
@@ -54,9 +54,9 @@ func TestCompactionBadSummaries(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Compact = %v; want it to complete", err)
 				}
-				var done compaction.CompletedEvent
+				var done event.CompactionCompleted
 				for _, ev := range compactionEvents(h) {
-					if c, ok := ev.(compaction.CompletedEvent); ok {
+					if c, ok := ev.(event.CompactionCompleted); ok {
 						done = c
 					}
 				}
@@ -74,10 +74,10 @@ func TestCompactionBadSummaries(t *testing.T) {
 				t.Errorf("a failed compaction changed history")
 			}
 			types := compactionTypes(h)
-			if len(types) != 2 || types[0] != compaction.EventStarted || types[1] != compaction.EventCancelled {
+			if len(types) != 2 || types[0] != event.TypeCompactionStarted || types[1] != event.TypeCompactionCancelled {
 				t.Errorf("compaction events %v; want started, cancelled", types)
 			}
-			errs := eventsOf[turn.ErrorEvent](h)
+			errs := eventsOf[event.Error](h)
 			if len(errs) != 1 || errs[0].Code != compaction.CodeFailed {
 				t.Errorf("error events %+v; want one compaction.failed", errs)
 			}
@@ -113,7 +113,7 @@ func TestCompactionSummaryLargerThanHistory(t *testing.T) {
 	})
 	for i, p := range []string{prompt440, "again"} {
 		res := h.Prompt(p)
-		if res.Event.Reason != turn.EndCompleted {
+		if res.Event.Reason != event.EndCompleted {
 			t.Fatalf("turn %d ended %s: %+v", i, res.Event.Reason, res.Event.Error)
 		}
 		if n := countType(h, typeComplete); n != i+1 {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/records"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/anthropic"
 	"github.com/kimigo/kimigo/llm/llmtest"
@@ -59,8 +59,8 @@ func TestResumeOfALogBrickedByTheSummaryShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := agent.New(agent.Options{Provider: p, Persistence: store, HomeDir: dir,
-				Capability: &llm.Capability{ToolUse: true, MaxContextTokens: brickedWindow}})
+			a := agent.New(agent.Options{Persistence: store, HomeDir: dir, Model: agent.ModelBinding{Provider: p,
+				Capability: llm.Capability{ToolUse: true, MaxContextTokens: brickedWindow}}})
 			defer a.Close(ctx)
 			if _, err := a.Resume(ctx, agent.ResumeOptions{}); err != nil {
 				t.Fatal(err)
@@ -69,7 +69,7 @@ func TestResumeOfALogBrickedByTheSummaryShape(t *testing.T) {
 				t.Fatal(err)
 			}
 			res, err := a.WaitForCurrentTurn(ctx)
-			if err != nil || res.Event.Reason != turn.EndCompleted {
+			if err != nil || res.Event.Reason != event.EndCompleted {
 				t.Fatalf("resumed turn ended %s (%+v, %v); want completed", res.Event.Reason, res.Event.Error, err)
 			}
 			for i, r := range srv.Requests() {

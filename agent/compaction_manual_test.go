@@ -14,6 +14,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 )
@@ -25,7 +26,7 @@ func toolSession(t *testing.T, srv *llmtest.Server, h interface{ Prompt(string) 
 		srv.Add(llmtest.ToolCall("c"+strings.Repeat("i", i+1), "Read", `{"path":"a.go"}`))
 	}
 	srv.Add(llmtest.Text("a.go holds the parser"))
-	if res := h.Prompt("what does a.go hold?"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("what does a.go hold?"); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 	}
 }
@@ -60,7 +61,7 @@ func TestCompactManualWithInstructionAndResume(t *testing.T) {
 	if begin.Source != compaction.SourceManual || begin.Instruction != "  focus on the parser  " {
 		t.Errorf("begin record %+v", begin)
 	}
-	if d := cmp.Diff([]compaction.EventType{compaction.EventStarted, compaction.EventCompleted}, compactionTypes(h)); d != "" {
+	if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCompleted}, compactionTypes(h)); d != "" {
 		t.Errorf("events (-want +got):\n%s", d)
 	}
 	// PreCompact is awaited before the summary request, PostCompact fired
@@ -122,7 +123,7 @@ func TestCompactCancelLeavesHistoryByteIdentical(t *testing.T) {
 		t.Errorf("records: %d apply, %d cancel, %d complete", countType(h, typeApply), countType(h, typeCancel),
 			countType(h, typeComplete))
 	}
-	if d := cmp.Diff([]compaction.EventType{compaction.EventStarted, compaction.EventCancelled}, compactionTypes(h)); d != "" {
+	if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCancelled}, compactionTypes(h)); d != "" {
 		t.Errorf("events (-want +got):\n%s", d)
 	}
 	h.ExpectResumeMatches()
@@ -215,7 +216,7 @@ func TestCompactDefersInput(t *testing.T) {
 		t.Fatalf("Compact: %v", err)
 	}
 	res := h.Wait()
-	if res.Event.Reason != turn.EndCompleted {
+	if res.Event.Reason != event.EndCompleted {
 		t.Fatalf("deferred turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 	}
 	msgs := wireMessages(t, srv.Request(len(srv.Requests())-1))
@@ -280,7 +281,7 @@ func TestCompactDeferredPromptBlockedByHookKeepsTheTurnCount(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Compact: %v", err)
 	}
-	if res := h.Wait(); res.Event.Reason != turn.EndBlocked {
+	if res := h.Wait(); res.Event.Reason != event.EndBlocked {
 		t.Fatalf("deferred turn ended %s; want blocked", res.Event.Reason)
 	}
 	h.ExpectResumeMatches()

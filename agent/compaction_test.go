@@ -12,10 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/compaction"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 )
@@ -36,7 +35,7 @@ func TestCompactionS38ThresholdInALongScriptedSession(t *testing.T) {
 		llmtest.Text("all three say ok"),
 	)
 	res := h.Prompt("read a, b and c")
-	if res.Event.Reason != turn.EndCompleted {
+	if res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 	}
 	reqs := srv.Requests()
@@ -71,15 +70,15 @@ func TestCompactionS38ThresholdInALongScriptedSession(t *testing.T) {
 		!strings.HasPrefix(step4[2].Text, prefixMarker) || !strings.Contains(step4[2].Text, "each said ok") {
 		t.Errorf("step 4 messages = %q", step4)
 	}
-	if d := cmp.Diff([]compaction.EventType{compaction.EventStarted, compaction.EventBlocked, compaction.EventCompleted},
+	if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionBlocked, event.TypeCompactionCompleted},
 		compactionTypes(h)); d != "" {
 		t.Errorf("compaction events (-want +got):\n%s", d)
 	}
 	evs := compactionEvents(h)
-	if s := evs[0].(compaction.StartedEvent); s.Trigger != compaction.SourceAuto {
+	if s := evs[0].(event.CompactionStarted); s.Trigger != string(compaction.SourceAuto) {
 		t.Errorf("started %+v; want trigger auto", s)
 	}
-	if b := evs[1].(compaction.BlockedEvent); b.TurnID != res.Event.TurnID {
+	if b := evs[1].(event.CompactionBlocked); b.TurnID != res.Event.TurnID {
 		t.Errorf("blocked turn %d; want %d", b.TurnID, res.Event.TurnID)
 	}
 	if countType(h, typeApply) != 1 || countType(h, typeComplete) != 1 || countType(h, typeCancel) != 0 {
@@ -96,7 +95,7 @@ func s39(t *testing.T, opts ...agenttest.Option) (*llmtest.Server, *agenttest.Ha
 	srv, h := wire(t, 2_000, 0, append([]agenttest.Option{
 		agenttest.Compaction(compaction.StrategyOptions{ReservedContextSize: intp(500)})}, opts...)...)
 	srv.Add(llmtest.Text("hello").WithUsage(llm.TokenUsage{InputOther: 1_390, Output: 10}))
-	if res := h.Prompt("hi"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("hi"); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("first turn ended %s", res.Event.Reason)
 	}
 	return srv, h
@@ -108,7 +107,7 @@ func TestCompactionS39ReserveTrigger(t *testing.T) {
 	srv, h := s39(t)
 	srv.Add(llmtest.Text("We greeted each other; now a long prompt arrives."), llmtest.Text("answer"))
 	res := h.Prompt(prompt440)
-	if res.Event.Reason != turn.EndCompleted {
+	if res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 	}
 	reqs := srv.Requests()[1:]
@@ -143,7 +142,7 @@ func TestCompactionS50ProviderOverflowInTurn(t *testing.T) {
 		return next
 	})
 	res := h.Prompt("read a, b, c and d")
-	if res.Event.Reason != turn.EndCompleted {
+	if res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 	}
 	var rejected, summaries int
@@ -163,9 +162,9 @@ func TestCompactionS50ProviderOverflowInTurn(t *testing.T) {
 	}
 	starts := 0
 	for _, ev := range compactionEvents(h) {
-		if s, ok := ev.(compaction.StartedEvent); ok {
+		if s, ok := ev.(event.CompactionStarted); ok {
 			starts++
-			if s.Trigger != compaction.SourceAuto {
+			if s.Trigger != string(compaction.SourceAuto) {
 				t.Errorf("started %+v; want auto", s)
 			}
 		}
@@ -192,7 +191,7 @@ func TestCompactionS51OverflowGuard(t *testing.T) {
 		return llmtest.Status(400, openAIOverflowBody)
 	})
 	res := h.Prompt("hello")
-	if res.Event.Reason != turn.EndFailed || res.Event.Error == nil || res.Event.Error.Code != compaction.CodeContextOverflow ||
+	if res.Event.Reason != event.EndFailed || res.Event.Error == nil || res.Event.Error.Code != compaction.CodeContextOverflow ||
 		res.Event.Error.Message != "Compaction failed to bring the context under the model window after 3 attempts." {
 		t.Fatalf("turn ended %s %+v; want failed context.overflow after 3 attempts", res.Event.Reason, res.Event.Error)
 	}
@@ -201,7 +200,7 @@ func TestCompactionS51OverflowGuard(t *testing.T) {
 	}
 	starts := 0
 	for _, ty := range compactionTypes(h) {
-		if ty == compaction.EventStarted {
+		if ty == event.TypeCompactionStarted {
 			starts++
 		}
 	}
@@ -215,7 +214,7 @@ func TestCompactionS52SmallRequestTooLargeIsNotOverflow(t *testing.T) {
 	srv, h := wire(t, 0, 200_000)
 	srv.Add(llmtest.ChatTooLarge())
 	res := h.Prompt("hi")
-	if res.Event.Reason != turn.EndFailed {
+	if res.Event.Reason != event.EndFailed {
 		t.Fatalf("turn ended %s; want failed", res.Event.Reason)
 	}
 	if got := compactionTypes(h); len(got) != 0 {
@@ -258,10 +257,10 @@ func TestCompactionS58FailureWhileBlocked(t *testing.T) {
 	srv.Add(llmtest.Status(400, `{"error":{"message":"Invalid 'messages': unsupported content.","type":"invalid_request_error","param":"messages","code":null}}`))
 	before := historyJSON(t, agentOf(h).History())
 	res := h.Prompt(prompt440)
-	if res.Event.Reason != turn.EndFailed || res.Event.Error == nil || res.Event.Error.Code != compaction.CodeFailed {
+	if res.Event.Reason != event.EndFailed || res.Event.Error == nil || res.Event.Error.Code != compaction.CodeFailed {
 		t.Fatalf("turn ended %s %+v; want failed compaction.failed", res.Event.Reason, res.Event.Error)
 	}
-	if d := cmp.Diff([]compaction.EventType{compaction.EventStarted, compaction.EventBlocked, compaction.EventCancelled},
+	if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionBlocked, event.TypeCompactionCancelled},
 		compactionTypes(h)); d != "" {
 		t.Errorf("compaction events (-want +got):\n%s", d)
 	}
@@ -284,11 +283,11 @@ func TestCompactionS59CancelWhileBlocked(t *testing.T) {
 	srv.Respond(func(*llmtest.Request) llmtest.Reply { held.wait(); return llmtest.Text("too late") })
 	var atStart string
 	a := agentOf(h)
-	unsubscribe := a.Subscribe(turn.EventFunc(func(ev turn.Event) {
-		if c, ok := ev.(agent.CompactionEvent); ok && c.EventType() == turn.EventType(compaction.EventStarted) {
+	unsubscribe := h.Observe(func(ev event.Event) {
+		if _, ok := ev.(event.CompactionStarted); ok {
 			atStart = historyJSON(t, a.History())
 		}
-	}))
+	})
 	defer unsubscribe()
 	h.Start(prompt440)
 	<-held.arrived
@@ -296,10 +295,10 @@ func TestCompactionS59CancelWhileBlocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := h.Wait()
-	if res.Event.Reason != turn.EndCancelled {
+	if res.Event.Reason != event.EndCancelled {
 		t.Errorf("turn ended %s; want cancelled", res.Event.Reason)
 	}
-	if got := compactionTypes(h); !slices.Contains(got, compaction.EventCancelled) || slices.Contains(got, compaction.EventCompleted) {
+	if got := compactionTypes(h); !slices.Contains(got, event.TypeCompactionCancelled) || slices.Contains(got, event.TypeCompactionCompleted) {
 		t.Errorf("compaction events %v; want cancelled", got)
 	}
 	if countType(h, typeApply) != 0 {

@@ -7,11 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/llm/openai"
@@ -114,16 +114,19 @@ func readTool(output func(n int) string) *looptest.Tool {
 func fixed(s string) func(int) string { return func(int) string { return s } }
 
 // compactionEvents are the compaction events so far, in order.
-func compactionEvents(h *agenttest.Harness) []compaction.Event {
-	var out []compaction.Event
-	for _, ev := range eventsOf[agent.CompactionEvent](h) {
-		out = append(out, ev.Event)
+func compactionEvents(h *agenttest.Harness) []event.Event {
+	var out []event.Event
+	for _, ev := range h.Events() {
+		switch ev.(type) {
+		case event.CompactionStarted, event.CompactionBlocked, event.CompactionCompleted, event.CompactionCancelled:
+			out = append(out, ev)
+		}
 	}
 	return out
 }
 
-func compactionTypes(h *agenttest.Harness) []compaction.EventType {
-	var out []compaction.EventType
+func compactionTypes(h *agenttest.Harness) []event.Type {
+	var out []event.Type
 	for _, ev := range compactionEvents(h) {
 		out = append(out, ev.EventType())
 	}

@@ -34,10 +34,11 @@ type ConfigUpdate struct {
 	SystemPrompt   *string   `json:"systemPrompt,omitempty"`
 }
 
-// UpdateConfig records a configuration change and applies it; the next
+// updateConfig records a configuration change and applies it; the next
 // request uses it.
-func (a *Agent) UpdateConfig(ctx context.Context, u ConfigUpdate) error {
-	return a.Commit(ctx, TypeConfigUpdate, u)
+func (a *Agent) updateConfig(ctx context.Context, u ConfigUpdate) error {
+	_, err := a.commitPayload(ctx, TypeConfigUpdate, u)
+	return err
 }
 
 // apply is the apply of config.update.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 )
 
 // BusyError refuses an operation that cannot run beside a turn.
@@ -19,8 +19,8 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("cannot %s while turn %d is active", e.Op, e.TurnID)
 }
 
-// Code returns turn.CodeAgentBusy.
-func (e *BusyError) Code() string { return turn.CodeAgentBusy }
+// Code returns event.CodeAgentBusy.
+func (e *BusyError) Code() string { return event.CodeAgentBusy }
 
 // Undo removes the last count user prompts and what followed them (spec
 // 02 §2.9). Fewer undoable prompts than asked is a *history.Error, after

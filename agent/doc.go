@@ -5,12 +5,30 @@
 //
 // It owns:
 //   - the one commit path (commit.go): a subsystem builds a record
-//     payload; Commit appends it to the record log and applies it under
-//     the state lock; apply decodes each record and hands it to its owner
-//     (history, the tool store and table, usage, configuration, the turn
-//     counter, the permission manager) and returns what should be
-//     published, which goes out after the lock is released. Unknown record
-//     types are ignored.
+//     payload; the commit path appends it to the record log and applies it
+//     under the state lock; apply hands each record to its owner and
+//     returns what should be published, which goes out after the lock is
+//     released. The subsystems reach the commit path only through the
+//     small interfaces they declare (turn.Committer, compaction.Committer,
+//     permission.Recorder, tools.StoreCommitter); it is not exported.
+//   - the table of record owners (owners.go): every record type of spec
+//     02 §6.3 has exactly one owner that applies it (history, the tool
+//     store and manager, usage, configuration, the turn counter, the
+//     permission manager, the request recorder), or is pending: its owner
+//     (plan, goal, swarm, user tools, micro compaction, another engine's
+//     profile binding) does not exist yet, so the record stays in the log
+//     untouched and Resume reports each such type once
+//     (ResumeResult.Unrestored). Unknown types are ignored, as spec 02
+//     §6.1 says; a log of a newer protocol is refused before it is read
+//     (session).
+//   - the model as recorded state (model.go): a ModelBinding is a
+//     provider with its capability and window, completion budget, loop
+//     control and compaction strategy, swapped whole; SetModel resolves an
+//     alias through Options.Models, refuses an unknown alias or a window
+//     smaller than the conversation (changing nothing) and records the
+//     switch as config.update; Resume binds the alias the records left (or
+//     ResumeOptions.Model, recorded), so a resumed agent runs the model,
+//     budget and window it had.
 //   - the host of the permission manager (permission.go): with
 //     Options.Permission the agent builds a permission.Manager whose
 //     Recorder is the commit path, so permission.set_mode and
@@ -18,10 +36,11 @@
 //     and on resume; the manager is the turn's gate; SetPermissionMode
 //     switches the mode and the status event carries it. Approval requests
 //     go to the Approver in those options, and the agent's hook runner
-//     serves the chain's hook events. Without an Approver an ask blocks the
-//     call at once with a message saying nobody can approve it. Without
-//     Options.Permission the agent keeps Gate (nil: every call approved),
-//     which suits library use; the kimigo command always sets it.
+//     serves the chain's hook events. Without an Approver the manager
+//     denies an ask at once with a message saying what would allow the
+//     call (the safe default). Without Options.Permission the agent keeps
+//     Gate (nil: every call approved), which suits library use; a session
+//     always sets it.
 //   - Resume and the post-replay phase (resume.go): replay calls only
 //     apply; afterwards calls left open are closed once, as ordinary
 //     records. BuildReplay previews the UI stream over a read-only copy.
@@ -41,8 +60,12 @@
 //     like a corrupt line, instead of failing the resume; CheckLog runs
 //     the same replay writing nothing, for `kimigo doctor`.
 //   - the configuration state and config.update (config.go); the usage
-//     recorder and usage.record (usage.go); the status event and the event
-//     fan-out that contains a sink's panic (events.go);
+//     recorder and usage.record (usage.go); the status event and the
+//     publisher (events.go): every event the agent and its turn produce
+//     gets the agent's id (Options.ID, "main" by default) and goes on the
+//     event bus of Options.Events, which never waits for a subscriber;
+//     OnEvent, for tests and traces, sees each one synchronously and its
+//     panic is contained;
 //   - the model request choke point (generate.go): llm.request and
 //     llm.tools_snapshot observability records, and a flush of every
 //     record before the request is sent;
@@ -52,7 +75,7 @@
 //     it to TurnFlow as its compactor; compactionHost adapts the agent to
 //     the collaborator interfaces of agent/compaction (history under the
 //     state lock, the commit path with CommitCompaction, TurnFlow, usage
-//     with session scope, events as CompactionEvent, the PreCompact and
+//     with session scope, its events on the agent's bus, the PreCompact and
 //     PostCompact hooks), and the model, tool table, request choke point,
 //     todo list and system prompt refresh (a changed prompt is a
 //     config.update) are the agent's own. Compact and CancelCompaction are
@@ -67,7 +90,8 @@
 //     delivered; Resume reconciles lost tasks and appends undelivered
 //     notifications; the Notification hook fires) and Options.Cron (it
 //     fires only while no turn runs; Resume loads the jobs). Their events
-//     go out as BackgroundEvent and CronEvent; Close stops them.
+//     go out as event.TaskStarted, TaskTerminated and CronFired; Close
+//     stops them.
 //   - the adapters to kimigo's extensions: HookRunner puts a hooks.Engine
 //     behind turn.HookRunner (hookrunner.go); the tool manager's
 //     ContextAppender appends select_tools' schema messages and the Skill
@@ -94,9 +118,14 @@
 // errno. The next flush retries.
 //
 // Invariants, and the tests that guard them:
-//   - State changes only through Commit; apply never appends and never
-//     publishes; every known record type, permission's included, is
-//     applied and unknown ones are ignored (apply_test.go).
+//   - State changes only through the commit path; apply never appends and
+//     never publishes; every known record type, permission's included, is
+//     applied and unknown ones are ignored (apply_test.go); every type of
+//     the catalogue is owned or pending, never both, and pending records
+//     are kept and reported once per type (owners_test.go).
+//   - The model is state: SetModel switches provider, budget, window and
+//     compaction together, a resume binds the recorded model, and bad input
+//     changes nothing (model_test.go).
 //   - The permission mode and session approvals are records: a resumed
 //     agent has the same mode, rules and session approvals, and asks,
 //     hooks and rule writes never happen during a resume; a call that needs
@@ -124,6 +153,10 @@
 //     passes the strict fakes on both wires (resume_refuse_test.go, with
 //     hand-made logs); a log bricked by the summary shape of ERRATA 28
 //     resumes and completes (compaction_bricked_test.go).
+//   - Every event the agent publishes carries its id and a rising
+//     sequence number, and an observer that panics never reaches the turn
+//     (agent_test.go TestEveryEventCarriesTheAgentID,
+//     TestEventObserverPanicIsContained).
 //   - Compaction is a record: resume rebuilds a compacted history without
 //     calling the model, a round that died (begin without complete)
 //     leaves the previous history intact and usable, and a cancelled,

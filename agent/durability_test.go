@@ -14,7 +14,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/records"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 )
@@ -35,9 +35,9 @@ func diskFull(failOnCall int) (func() error, *atomic.Int64, *atomic.Bool) {
 	}, &calls, &healed
 }
 
-func checkWriteError(t *testing.T, p turn.ErrorPayload) {
+func checkWriteError(t *testing.T, p event.ErrorPayload) {
 	t.Helper()
-	if p.Code != turn.CodeRecordsWriteFailed || !strings.Contains(p.Message, "wire.jsonl") ||
+	if p.Code != event.CodeRecordsWriteFailed || !strings.Contains(p.Message, "wire.jsonl") ||
 		!strings.Contains(p.Message, syscall.ENOSPC.Error()) {
 		t.Errorf("error = %+v, want records.write_failed naming the file and the errno", p)
 	}
@@ -49,17 +49,17 @@ func TestRecordsFlushFailureRefusesThePrompt(t *testing.T) {
 	if _, err := h.Agent().Prompt(t.Context(), text("hi"), nil); err == nil {
 		t.Fatal("Prompt succeeded although its record could not be made durable")
 	}
-	if errs := eventsOf[turn.ErrorEvent](h); len(errs) != 1 {
+	if errs := eventsOf[event.Error](h); len(errs) != 1 {
 		t.Fatalf("error events = %+v", errs)
 	} else {
 		checkWriteError(t, errs[0].ErrorPayload)
 	}
-	if n := len(eventsOf[turn.TurnStartedEvent](h)); n != 0 || h.Agent().HasActiveTurn() {
+	if n := len(eventsOf[event.TurnStarted](h)); n != 0 || h.Agent().HasActiveTurn() {
 		t.Errorf("a turn started (%d turn.started)", n)
 	}
 	healed.Store(true)
 	h.Model(scripted.Text("hello"))
-	if res := h.Prompt("hi again"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("hi again"); res.Event.Reason != event.EndCompleted {
 		t.Errorf("turn after the disk recovered ended %+v", res.Event)
 	}
 	h.ExpectResumeMatches()
@@ -70,7 +70,7 @@ func TestRecordsFlushFailureFailsTheTurnBeforeTheRequest(t *testing.T) {
 	h := newHarness(t, agenttest.FlushFault(fault))
 	h.Model(scripted.Text("hello"))
 	res := h.Prompt("hi")
-	if res.Event.Reason != turn.EndFailed || res.Event.Error == nil {
+	if res.Event.Reason != event.EndFailed || res.Event.Error == nil {
 		t.Fatalf("turn ended %+v", res.Event)
 	}
 	checkWriteError(t, *res.Event.Error)
@@ -78,11 +78,11 @@ func TestRecordsFlushFailureFailsTheTurnBeforeTheRequest(t *testing.T) {
 		t.Errorf("%d requests sent with records not durable", n)
 	}
 	types := h.EventTypes()
-	if d := cmp.Diff([]turn.EventType{turn.TypeTurnEnded, turn.TypeError}, types[len(types)-2:]); d != "" {
+	if d := cmp.Diff([]event.Type{event.TypeTurnEnded, event.TypeError}, types[len(types)-2:]); d != "" {
 		t.Errorf("last events (-want +got):\n%s", d)
 	}
 	healed.Store(true)
-	if res := h.Prompt("hi again"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("hi again"); res.Event.Reason != event.EndCompleted {
 		t.Errorf("turn after the disk recovered ended %+v", res.Event)
 	}
 	h.ExpectResumeMatches()
@@ -99,7 +99,7 @@ func TestResumeFromFileLog(t *testing.T) {
 		return p
 	}
 	model := scripted.New(scripted.Options{Responses: []scripted.Response{scripted.Text("one"), scripted.Text("two")}})
-	a := agent.New(agent.Options{Provider: model, Persistence: open(), HomeDir: dir,
+	a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: model}, Persistence: open(), HomeDir: dir,
 		Config: agent.Config{SystemPrompt: "You are kimigo."}})
 	for _, p := range []string{"first", "second"} {
 		if _, err := a.Prompt(ctx, []llm.ContentPart{llm.TextPart(p)}, nil); err != nil {
@@ -118,7 +118,7 @@ func TestResumeFromFileLog(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	b := agent.New(agent.Options{Provider: model, Persistence: open(), HomeDir: dir})
+	b := agent.New(agent.Options{Model: agent.ModelBinding{Provider: model}, Persistence: open(), HomeDir: dir})
 	defer b.Close(ctx)
 	if _, err := b.Resume(ctx, agent.ResumeOptions{}); err != nil {
 		t.Fatal(err)

@@ -1,32 +1,11 @@
 package agent
 
 import (
-	"log/slog"
-	"slices"
-	"sync"
-
-	"github.com/kimigo/kimigo/agent/permission"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 )
 
-// StatusEvent is agent.status.updated (spec 03 §5.6): what a status line
-// shows after the context size, the usage or the permission mode changed.
-type StatusEvent struct {
-	Model            string   `json:"model,omitempty"`
-	ContextTokens    int      `json:"contextTokens"`
-	MaxContextTokens int      `json:"maxContextTokens,omitempty"`
-	ContextUsage     *float64 `json:"contextUsage,omitempty"`
-	// Permission is the permission mode; empty for an agent without a
-	// permission manager.
-	Permission permission.Mode `json:"permission,omitempty"`
-	Usage      *Usage          `json:"usage,omitempty"`
-}
-
-// EventType returns turn.TypeAgentStatus.
-func (StatusEvent) EventType() turn.EventType { return turn.TypeAgentStatus }
-
-// Status returns the current status.
-func (a *Agent) Status() StatusEvent {
+// Status returns the current status (agent.status.updated, spec 03 §5.6).
+func (a *Agent) Status() event.Status {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.status()
@@ -35,30 +14,25 @@ func (a *Agent) Status() StatusEvent {
 // statusLocked is the status event to publish after a change; the caller
 // holds mu. Without a model there is nothing to show and nothing is
 // published.
-func (a *Agent) statusLocked() turn.Event {
-	if a.o.Provider == nil {
-		return noEvent{}
+func (a *Agent) statusLocked() (event.Status, bool) {
+	if a.bound.Provider == nil {
+		return event.Status{}, false
 	}
-	return a.status()
+	return a.status(), true
 }
 
 // status builds the status; the caller holds mu (the manager's own lock
 // is taken after it, never before).
-func (a *Agent) status() StatusEvent {
-	s := StatusEvent{ContextTokens: a.mem.TokenCount()}
+func (a *Agent) status() event.Status {
+	s := event.Status{Header: event.InTurn(event.NoTurn), ContextTokens: a.mem.TokenCount()}
 	if a.perm != nil {
-		s.Permission = a.perm.Mode()
+		s.Permission = event.PermissionMode(a.perm.Mode())
 	}
-	if a.o.Provider == nil {
+	if a.bound.Provider == nil {
 		return s
 	}
-	s.Model = a.o.Provider.ModelName()
-	if c := a.o.Capability; c != nil {
-		s.MaxContextTokens = c.MaxContextTokens
-		if c.MaxInputTokens > 0 {
-			s.MaxContextTokens = c.MaxInputTokens
-		}
-	}
+	s.Model = a.bound.Provider.ModelName()
+	s.MaxContextTokens = a.bound.window()
 	if s.MaxContextTokens > 0 {
 		ratio := float64(s.ContextTokens) / float64(s.MaxContextTokens)
 		s.ContextUsage = &ratio
@@ -69,59 +43,33 @@ func (a *Agent) status() StatusEvent {
 	return s
 }
 
-// noEvent is a status that is not published.
-type noEvent struct{}
-
-func (noEvent) EventType() turn.EventType { return "" }
-
-// fanout delivers each event to every subscribed sink, in subscription
-// order, on the publishing goroutine. A sink's panic is contained and
-// logged; it never reaches the turn.
-type fanout struct {
-	log   *slog.Logger
-	mu    sync.Mutex
-	next  int
-	sinks []sinkEntry // guarded by mu
-}
-
-type sinkEntry struct {
-	id   int
-	sink turn.EventSink
-}
-
-func newFanout(log *slog.Logger) *fanout { return &fanout{log: log} }
-
-func (f *fanout) add(s turn.EventSink) func() {
-	f.mu.Lock()
-	f.next++
-	id := f.next
-	f.sinks = append(f.sinks, sinkEntry{id: id, sink: s})
-	f.mu.Unlock()
-	return func() {
-		f.mu.Lock()
-		f.sinks = slices.DeleteFunc(f.sinks, func(e sinkEntry) bool { return e.id == id })
-		f.mu.Unlock()
+// publisher is how the agent's events leave it: it stamps the agent's id,
+// queues the event on the bus (which never waits for a subscriber) and
+// shows it to Options.OnEvent. It implements turn.EventSink.
+type publisher struct {
+	id      string
+	bus     *event.Bus
+	onEvent func(event.Event)
+	log     interface {
+		Error(msg string, args ...any)
 	}
 }
 
-// Publish implements turn.EventSink.
-func (f *fanout) Publish(ev turn.Event) {
-	if _, skip := ev.(noEvent); skip {
-		return
-	}
-	f.mu.Lock()
-	sinks := slices.Clone(f.sinks)
-	f.mu.Unlock()
-	for _, e := range sinks {
-		f.deliver(e.sink, ev)
+// Publish implements turn.EventSink. Safe for concurrent use.
+func (p publisher) Publish(ev event.Event) {
+	ev = p.bus.Publish(event.WithAgent(ev, p.id))
+	if p.onEvent != nil {
+		p.observe(ev)
 	}
 }
 
-func (f *fanout) deliver(s turn.EventSink, ev turn.Event) {
+// observe calls OnEvent; its panic is contained and logged, it never
+// reaches the turn.
+func (p publisher) observe(ev event.Event) {
 	defer func() {
 		if r := recover(); r != nil {
-			f.log.Error("event sink panicked", "event", string(ev.EventType()), "panic", r)
+			p.log.Error("event observer panicked", "event", string(ev.EventType()), "panic", r)
 		}
 	}()
-	s.Publish(ev)
+	p.onEvent(ev)
 }

@@ -16,8 +16,8 @@ func ExampleAgent_Prompt() {
 		scripted.Text("Hello! What shall we build today?"),
 	}})
 	a := agent.New(agent.Options{
-		Provider: model,
-		Config:   agent.Config{SystemPrompt: "You are a helpful coding agent."},
+		Model:  agent.ModelBinding{Provider: model},
+		Config: agent.Config{SystemPrompt: "You are a helpful coding agent."},
 	})
 	defer a.Close(ctx)
 

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -84,7 +84,7 @@ func (a *Agent) recordRequest(ctx context.Context, p llm.Provider, req llm.Reque
 		kind = loop.RequestKindLoop
 	}
 	if fresh {
-		if err := a.Commit(ctx, records.TypeToolsSnapshot, toolsSnapshot{Hash: toolsHash, Tools: tools}); err != nil {
+		if _, err := a.commitPayload(ctx, records.TypeToolsSnapshot, toolsSnapshot{Hash: toolsHash, Tools: tools}); err != nil {
 			a.logger.Warn("record tool table failed", "error", err)
 		}
 	}
@@ -92,7 +92,7 @@ func (a *Agent) recordRequest(ctx context.Context, p llm.Provider, req llm.Reque
 		ThinkingEffort: p.ThinkingEffort(), MaxTokens: p.MaxCompletionTokens(),
 		SystemPromptHash: hashText(req.System), ToolsHash: toolsHash, MessageCount: len(req.Messages),
 		TurnStep: f.TurnStep, Attempt: f.Attempt, Projection: f.Projection, DroppedCount: f.DroppedCount}
-	if err := a.Commit(ctx, records.TypeLLMRequest, rec); err != nil {
+	if _, err := a.commitPayload(ctx, records.TypeLLMRequest, rec); err != nil {
 		a.logger.Warn("record request failed", "error", err)
 	}
 }
@@ -104,9 +104,6 @@ func hashText(s string) string {
 
 // hashJSON hashes the plain JSON of v (no HTML escaping).
 func hashJSON(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // tool summaries always encode
-	return hashText(string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
+	b, _ := plainjson.Marshal(v) // tool summaries always encode
+	return hashText(string(b))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -43,11 +44,19 @@ func newAgent(s agenttest.Setup) agenttest.Host {
 }
 
 func optionsFor(s agenttest.Setup) agent.Options {
-	o := agent.Options{Provider: s.Provider, Capability: s.Capability, Budget: s.Budget,
+	lc := turn.LoopControl{}
+	if s.LoopControl != nil {
+		lc = s.LoopControl()
+	}
+	m := agent.ModelBinding{Provider: s.Provider, Budget: s.Budget, LoopControl: lc, Compaction: s.Compaction}
+	if s.Capability != nil {
+		m.Capability = *s.Capability
+	}
+	o := agent.Options{Model: m,
 		Config: agent.Config{SystemPrompt: s.SystemPrompt}, Tools: s.Tools, Env: s.Env, HomeDir: s.HomeDir,
-		Persistence: s.Persistence, Permission: s.Permission, Gate: s.Gate, Hooks: s.Hooks, LoopControl: s.LoopControl, Loop: s.Loop,
-		Events: s.Events, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID,
-		Compaction: agent.CompactionOptions{Strategy: s.Compaction, SystemPrompt: s.RefreshSystemPrompt}}
+		Persistence: s.Persistence, Permission: s.Permission, Gate: s.Gate, Hooks: s.Hooks, Loop: s.Loop,
+		OnEvent: s.OnEvent, Logger: s.Logger, Now: s.Now, NewUUID: s.NewUUID,
+		Compaction: agent.CompactionOptions{SystemPrompt: s.RefreshSystemPrompt}}
 	if s.ToolManager != nil {
 		env := s.Env
 		o.NewToolManager = func(c tools.StoreCommitter) *tools.Manager { return s.ToolManager(env, c) }
@@ -75,7 +84,7 @@ func call(id, name, args string) scripted.Response {
 }
 
 // eventsOf returns the events of type T, in order.
-func eventsOf[T turn.Event](h *agenttest.Harness) []T {
+func eventsOf[T event.Event](h *agenttest.Harness) []T {
 	var out []T
 	for _, ev := range h.Events() {
 		if e, ok := ev.(T); ok {

@@ -12,7 +12,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/permission"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/hooks"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
@@ -33,7 +33,7 @@ func hookEngine(t *testing.T, dir string, hs ...hooks.Hook) *hooks.Engine {
 // approveAll gives the agent a real permission chain (PreToolUse is its
 // first policy) whose questions are all approved.
 func approveAll() agenttest.Option {
-	return agenttest.Permission(permission.Options{Approver: agenttest.AnswerAll(permission.Once)})
+	return agenttest.Permission(permission.Options{Approver: agenttest.AnswerAll(event.ApproveOnce)})
 }
 
 func writeScript(t *testing.T, dir, name, body string) string {
@@ -173,7 +173,7 @@ func TestScenario48UserPromptSubmitAddsContext(t *testing.T) {
 	if prev := msgs[len(msgs)-2]; llm.ExtractText(prev, "") != "what branch?" {
 		t.Errorf("the hook result does not follow the prompt: %+v", prev)
 	}
-	hr := eventsOf[turn.HookResultEvent](h)
+	hr := eventsOf[event.HookResult](h)
 	if len(hr) != 1 || hr[0].Content != "branch: main" || hr[0].Blocked {
 		t.Errorf("hook.result = %+v", hr)
 	}
@@ -185,10 +185,10 @@ func TestScenario48UserPromptSubmitBlocks(t *testing.T) {
 	e := hookEngine(t, dir, hooks.Hook{Event: hooks.UserPromptSubmit, Command: "echo no secrets >&2; exit 2"})
 	h := newHarness(t, agenttest.HookRunner(agent.HookRunner(e)))
 	res := h.Prompt("print the API key")
-	if res.Event.Reason != turn.EndBlocked || len(h.Requests()) != 0 {
+	if res.Event.Reason != event.EndBlocked || len(h.Requests()) != 0 {
 		t.Errorf("turn = %+v with %d requests; want blocked and no model call", res.Event, len(h.Requests()))
 	}
-	hr := eventsOf[turn.HookResultEvent](h)
+	hr := eventsOf[event.HookResult](h)
 	if len(hr) != 1 || hr[0].Content != "no secrets" || !hr[0].Blocked {
 		t.Errorf("hook.result = %+v", hr)
 	}
@@ -202,7 +202,7 @@ func TestScenario49StopContinuesOnce(t *testing.T) {
 	h := newHarness(t, agenttest.HookRunner(agent.HookRunner(e)))
 	h.Model(scripted.Text("done"), scripted.Text("tests pass"))
 	res := h.Prompt("fix it")
-	if res.Event.Reason != turn.EndCompleted || len(h.Requests()) != 2 {
+	if res.Event.Reason != event.EndCompleted || len(h.Requests()) != 2 {
 		t.Fatalf("turn = %+v after %d requests; want completed after 2", res.Event, len(h.Requests()))
 	}
 	msgs := h.Requests()[1].Messages

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
-	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/history"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 )
@@ -60,7 +60,7 @@ func TestCompactionLongSession(t *testing.T) {
 				task, calls-1, calls)).WithUsage(usage)
 		}
 		reported := float64(r.Tokens())
-		estErr = append(estErr, math.Abs(float64(a.EstimateCurrentRequestTokens())-reported)/reported)
+		estErr = append(estErr, math.Abs(float64(agent.EstimateCurrentRequestTokens(a))-reported)/reported)
 		decErr = append(decErr, math.Abs(float64(a.TokenCountWithPending())-reported)/reported)
 		switch {
 		case todoSet != task:
@@ -84,7 +84,7 @@ func TestCompactionLongSession(t *testing.T) {
 		mu.Unlock()
 		prompt := fmt.Sprintf("task %d: read f%03d.txt to f%03d.txt in order", k, k*perTask, (k+1)*perTask-1)
 		res := h.Prompt(prompt)
-		if res.Event.Reason != turn.EndCompleted {
+		if res.Event.Reason != event.EndCompleted {
 			t.Fatalf("task %d ended %s: %+v", k, res.Event.Reason, res.Event.Error)
 		}
 	}
@@ -103,7 +103,7 @@ func TestCompactionLongSession(t *testing.T) {
 	}
 	starts := 0
 	for _, ev := range compactionEvents(h) {
-		if _, ok := ev.(compaction.StartedEvent); ok {
+		if _, ok := ev.(event.CompactionStarted); ok {
 			starts++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/loop"
@@ -75,9 +76,9 @@ func TestLiveHeapFollowsTheConversation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := agent.New(agent.Options{Provider: p, Tools: []loop.ExecutableTool{read}, Persistence: persistence,
-				Capability: &llm.Capability{ToolUse: true, MaxContextTokens: 100_000_000},
-				Compactor:  turn.NoCompaction{}, Config: agent.Config{SystemPrompt: "You page through files."},
+			a := agent.New(agent.Options{Tools: []loop.ExecutableTool{read}, Persistence: persistence,
+				Model:     agent.ModelBinding{Provider: p, Capability: llm.Capability{ToolUse: true, MaxContextTokens: 100_000_000}},
+				Compactor: turn.NoCompaction{}, Config: agent.Config{SystemPrompt: "You page through files."},
 				Loop: loop.Options{Sleep: func(context.Context, time.Duration) error { return nil }}})
 			t.Cleanup(func() { _ = a.Close(context.WithoutCancel(t.Context())) })
 
@@ -89,7 +90,7 @@ func TestLiveHeapFollowsTheConversation(t *testing.T) {
 					t.Fatal(err)
 				}
 				res, err := a.WaitForCurrentTurn(t.Context())
-				if err != nil || res.Event.Reason != turn.EndCompleted {
+				if err != nil || res.Event.Reason != event.EndCompleted {
 					t.Fatalf("turn ended %v, %v", res.Event.Reason, err)
 				}
 				acceptedAll(t, srv)

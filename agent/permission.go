@@ -10,12 +10,6 @@ import (
 	"github.com/kimigo/kimigo/agent/turn"
 )
 
-// errNoApprover fails an approval request of an agent that has a
-// permission manager but nobody to ask. The loop words it for the model as
-// `authorizeToolExecution hook failed for "<tool>": approval request: …`.
-var errNoApprover = errors.New("no approver is connected, so nobody can approve this call; " +
-	"it needs an allow rule, or the auto or yolo permission mode")
-
 // newPermission builds the agent's permission manager from o.Permission,
 // or returns nil when the agent has none. Its records go through the
 // agent's commit path; Env, Logger and Hooks default to the agent's.
@@ -25,9 +19,6 @@ func (a *Agent) newPermission() *permission.Manager {
 	}
 	po := *a.o.Permission
 	po.Recorder = permissionRecorder{a}
-	if po.Approver == nil {
-		po.Approver = noApprover{} // fail closed: asks are never approved for nobody
-	}
 	if po.Env == nil && a.o.Env != nil {
 		po.Env = a.o.Env
 	}
@@ -56,16 +47,6 @@ func (a *Agent) SetPermissionMode(ctx context.Context, mode permission.Mode) err
 	return a.perm.SetMode(ctx, mode)
 }
 
-// isPermissionType reports a record type the permission manager owns.
-func isPermissionType(t records.Type) bool {
-	for _, p := range permission.RecordTypes() {
-		if records.Type(p) == t {
-			return true
-		}
-	}
-	return false
-}
-
 // applyPermission hands one of permission's records to the manager. An
 // agent without a manager (a library agent, the preview replay) checks
 // that the record decodes and otherwise ignores it: there is no state to
@@ -92,18 +73,8 @@ type permissionRecorder struct{ a *Agent }
 
 // Commit implements permission.Recorder.
 func (r permissionRecorder) Commit(ctx context.Context, p permission.Payload) error {
-	return r.a.Commit(ctx, records.Type(p.RecordType()), p)
-}
-
-// noApprover is the Approver of a manager that was given none: it fails
-// the request at once, so a call that needs approval is blocked with a
-// clear message instead of waiting for an answer that never comes, and no
-// approval record is written.
-type noApprover struct{}
-
-// RequestApproval implements permission.Approver.
-func (noApprover) RequestApproval(context.Context, permission.ApprovalRequest) (permission.ApprovalResponse, error) {
-	return permission.ApprovalResponse{}, errNoApprover
+	_, err := r.a.commitPayload(ctx, records.Type(p.RecordType()), p)
+	return err
 }
 
 // permissionHooks runs the permission chain's hook events (PreToolUse,

@@ -8,14 +8,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // The permission manager inside the agent: the real chain decides inside
@@ -53,7 +54,7 @@ func ran(h *agenttest.Harness, command string) int {
 // resultTexts are the outputs of the tool.result events, in order.
 func resultTexts(h *agenttest.Harness) []string {
 	var out []string
-	for _, r := range eventsOf[turn.ToolResultEvent](h) {
+	for _, r := range eventsOf[event.ToolResult](h) {
 		out = append(out, r.Output.Text())
 	}
 	return out
@@ -80,13 +81,13 @@ func TestPermissionSessionApprovalAndModeSurviveResume(t *testing.T) {
 	if n := ran(h, "printf first"); n != 0 {
 		t.Errorf("the command ran %d times before the answer", n)
 	}
-	q.Answer(permission.Session)
-	if res := h.Wait(); res.Event.Reason != turn.EndCompleted {
+	q.Answer(event.ApproveSession)
+	if res := h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn 0 ended %+v", res.Event)
 	}
 
 	h.Model(bashCall("c2", "printf first"), scripted.Text("Printed again."))
-	if res := h.Prompt("print it again"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("print it again"); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn 1 ended %+v", res.Event)
 	}
 	if n := len(approver.Requests()); n != 1 {
@@ -101,16 +102,16 @@ func TestPermissionSessionApprovalAndModeSurviveResume(t *testing.T) {
 		t.Errorf("approval records = %q", approvals)
 	}
 
-	before := len(eventsOf[agent.StatusEvent](h))
+	before := len(eventsOf[event.Status](h))
 	if err := a.SetPermissionMode(t.Context(), permission.ModeYolo); err != nil {
 		t.Fatal(err)
 	}
-	statuses := eventsOf[agent.StatusEvent](h)
-	if len(statuses) != before+1 || statuses[len(statuses)-1].Permission != permission.ModeYolo {
+	statuses := eventsOf[event.Status](h)
+	if len(statuses) != before+1 || statuses[len(statuses)-1].Permission != event.ModeYolo {
 		t.Errorf("SetPermissionMode published %d statuses (want 1), the last %+v; want mode yolo",
 			len(statuses)-before, statuses[max(0, len(statuses)-1):])
 	}
-	if got := a.Status().Permission; got != permission.ModeYolo {
+	if got := a.Status().Permission; got != event.ModeYolo {
 		t.Errorf("Status().Permission = %q, want yolo", got)
 	}
 	if got := recordStrings(h, typeSetMode); len(got) != 1 || !strings.Contains(got[0], `"mode":"yolo"`) {
@@ -178,14 +179,14 @@ func TestPermissionDenyRuleBlocksWrite(t *testing.T) {
 		{Decision: permission.DecisionDeny, Pattern: "Write(/ws/gen/**)", Reason: "generated files are read-only"},
 	}})
 	h.Model(call("c1", "Write", `{"path":"gen/api.go","content":"package gen"}`), scripted.Text("Understood."))
-	if res := h.Prompt("regenerate the API"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("regenerate the API"); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn ended %+v", res.Event)
 	}
 	want := []string{`Tool "Write" was denied by permission rule. Reason: generated files are read-only`}
 	if d := cmp.Diff(want, resultTexts(h)); d != "" {
 		t.Errorf("tool results (-want +got):\n%s", d)
 	}
-	if res := eventsOf[turn.ToolResultEvent](h); len(res) != 1 || !res[0].IsError {
+	if res := eventsOf[event.ToolResult](h); len(res) != 1 || !res[0].IsError {
 		t.Errorf("tool.result events = %+v, want one error", res)
 	}
 	if _, err := h.Env().ReadFile("/ws/gen/api.go"); err == nil {
@@ -232,10 +233,10 @@ func TestPermissionApprovalAnswers(t *testing.T) {
 		session  []string
 		written  []string
 	}{
-		{name: "once", response: permission.Once.Response(), runs: 1, record: `"result":{"decision":"approved"}`},
-		{name: "session", response: permission.Session.Response(), runs: 1,
+		{name: "once", response: agenttest.Response(event.ApproveOnce), runs: 1, record: `"result":{"decision":"approved"}`},
+		{name: "session", response: agenttest.Response(event.ApproveSession), runs: 1,
 			record: `"sessionApprovalRule":"Bash(printf x)"`, session: []string{"Bash(printf x)"}},
-		{name: "always", response: permission.Always.Response(), runs: 1,
+		{name: "always", response: agenttest.Response(event.ApproveAlways), runs: 1,
 			record: `"scope":"always"`, session: []string{"Bash(printf x)"}, written: []string{"Bash(printf x)"}},
 		{name: "reject with feedback",
 			response: permission.ApprovalResponse{Decision: permission.ApprovalRejected, Feedback: "too risky"},
@@ -252,7 +253,7 @@ func TestPermissionApprovalAnswers(t *testing.T) {
 			h.Model(bashCall("c1", "printf x"), scripted.Text("Done."))
 			h.Start("print x")
 			approver.Next(t).Respond(tt.response)
-			if res := h.Wait(); res.Event.Reason != turn.EndCompleted {
+			if res := h.Wait(); res.Event.Reason != event.EndCompleted {
 				t.Fatalf("turn ended %+v", res.Event)
 			}
 			if n := ran(h, "printf x"); n != tt.runs {
@@ -284,12 +285,12 @@ func TestPermissionWithoutApprover(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := permissionHarness(t, permission.Options{})
 		h.Model(bashCall("c1", "printf x"), scripted.Text("Blocked."))
-		if res := h.Prompt("print x"); res.Event.Reason != turn.EndCompleted {
+		if res := h.Prompt("print x"); res.Event.Reason != event.EndCompleted {
 			t.Fatalf("turn ended %+v", res.Event)
 		}
 		texts := resultTexts(h)
-		if len(texts) != 1 || !strings.Contains(texts[0], `authorizeToolExecution hook failed for "Bash"`) ||
-			!strings.Contains(texts[0], "no approver is connected") {
+		if len(texts) != 1 || !strings.Contains(texts[0], `Tool "Bash" was not run`) ||
+			!strings.Contains(texts[0], "nobody is here to approve it") || !strings.Contains(texts[0], "Bash(printf x)") {
 			t.Errorf("tool results = %q", texts)
 		}
 		if n := ran(h, "printf x"); n != 0 {
@@ -349,9 +350,9 @@ func TestPermissionOneOpenRequest(t *testing.T) {
 	if n := len(approver.Requests()); n != 1 {
 		t.Errorf("%d requests open while the first waits, want 1", n)
 	}
-	first.Answer(permission.Once)
+	first.Answer(event.ApproveOnce)
 	second := approver.Next(t)
-	second.Answer(permission.Once)
+	second.Answer(event.ApproveOnce)
 	h.Wait()
 	var ids []string
 	for _, r := range approver.Requests() {
@@ -361,4 +362,19 @@ func TestPermissionOneOpenRequest(t *testing.T) {
 		t.Errorf("requests (-want +got):\n%s", d)
 	}
 	h.ExpectResumeMatches()
+}
+
+// permission names the built-in tools its rules and policies are about
+// without importing tools; the names must be the tools' own.
+func TestPermissionToolNamesAreTheTools(t *testing.T) {
+	builtin := map[string]bool{}
+	for _, n := range []string{tools.NameBash, tools.NameWrite, tools.NameEdit, tools.NameAskUserQuestion,
+		tools.NameRead, tools.NameGlob, tools.NameGrep} {
+		builtin[n] = true
+	}
+	for _, n := range permission.ToolNames() {
+		if !builtin[n] {
+			t.Errorf("permission refers to tool %q, which the tools package does not name", n)
+		}
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/agenttest"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/anthropic"
 	"github.com/kimigo/kimigo/llm/llmtest"
@@ -79,7 +79,7 @@ func TestRepeatedToolCallIDsOnTheWire(t *testing.T) {
 					scripted.Call{Name: "Read", Arguments: `{"path":"b"}`}),
 				llmtest.Text("read both"))
 			res := h.Prompt("read a and b")
-			if res.Event.Reason != turn.EndCompleted {
+			if res.Event.Reason != event.EndCompleted {
 				t.Fatalf("turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 			}
 			acceptedAll(t, srv)
@@ -141,7 +141,7 @@ func TestNamelessToolCallOnTheWire(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			srv, h := quirkHarness(t, w, llmtest.NamelessToolCall("call_x", `{"path":"a"}`), llmtest.Text("sorry"))
 			res := h.Prompt("read a")
-			if res.Event.Reason != turn.EndCompleted {
+			if res.Event.Reason != event.EndCompleted {
 				t.Fatalf("turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 			}
 			acceptedAll(t, srv)
@@ -168,7 +168,7 @@ func TestInvalidToolArgumentsOnTheWire(t *testing.T) {
 			raw := `{"path":"a",}`
 			srv, h := quirkHarness(t, w, llmtest.ToolCall("call_1", "Read", raw), llmtest.Text("oops"))
 			res := h.Prompt("read a")
-			if res.Event.Reason != turn.EndCompleted {
+			if res.Event.Reason != event.EndCompleted {
 				t.Fatalf("turn ended %s: %+v", res.Event.Reason, res.Event.Error)
 			}
 			acceptedAll(t, srv)

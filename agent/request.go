@@ -8,6 +8,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -36,7 +37,7 @@ func (a *Agent) NextRequest(ctx context.Context) (Request, error) {
 	if snap.Capability != nil {
 		capability = *snap.Capability
 	}
-	p := llm.ApplyCompletionBudget(snap.Provider, a.budget, capability, a.TokenCount())
+	p := llm.ApplyCompletionBudget(snap.Provider, snap.Budget, capability, a.TokenCount())
 	msgs := historyView{a}.View(loop.ProjectionNormal)
 	return Request{
 		Provider:            p.Name(),
@@ -56,7 +57,7 @@ type State struct {
 	Config      Config
 	ToolStore   map[string]json.RawMessage
 	Tools       []string
-	Usage       Usage
+	Usage       event.Usage
 	TurnCounter int
 	// Permission is the permission mode and effective rules, and
 	// SessionApprovals the "approve for this session" patterns; both are

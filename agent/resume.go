@@ -22,6 +22,10 @@ type ResumeResult struct {
 	Cards []replay.Card
 	// Records counts the records replayed.
 	Records int
+	// Unrestored names, once per type, the records of a type whose owner
+	// kimigo does not have yet (plan, goal, swarm, …): kept in the log
+	// untouched, not restored. Front ends show them as warnings.
+	Unrestored []string
 	// Refused counts the records that could not be restored and were set
 	// aside (records.Refuse): a file log moves their lines to
 	// wire.jsonl.quarantine and reports each through
@@ -41,6 +45,11 @@ type ResumeOptions struct {
 	// CardTurns keeps the cards of the last *CardTurns user turns (spec
 	// 02 §6.13, replay.LimitByTurns); nil keeps every card.
 	CardTurns *int
+	// Model, when set, is the model alias this run switches to (a -m given
+	// with -r or -c); the switch is recorded. Empty binds the model the
+	// records saved. Either goes through Options.Models; without it the
+	// agent keeps Options.Model.
+	Model string
 }
 
 // Resume rebuilds the agent from its records (spec 02 §6.14). Replay calls
@@ -49,9 +58,11 @@ type ResumeOptions struct {
 // history what no request can carry, or names a step that never began) is
 // set aside like a corrupt line rather than failing the resume. Afterwards, as ordinary live commits: calls left without a
 // result are closed with the interrupted-on-resume text (written once, so
-// the next resume restores them), and input buffered before the process
-// stopped is dropped. The next prompt continues the turn numbering. Call it
-// once, on a new agent, before anything else.
+// the next resume restores them), input buffered before the process
+// stopped is dropped, and the model the records saved (or opts.Model) is
+// bound with its own budget, window and strategy; a switch is recorded.
+// The next prompt continues the turn numbering. Call it once, on a new
+// agent, before anything else.
 func (a *Agent) Resume(ctx context.Context, opts ResumeOptions) (ResumeResult, error) {
 	var b *replay.Builder
 	if opts.Cards {
@@ -61,8 +72,16 @@ func (a *Agent) Resume(ctx context.Context, opts ResumeOptions) (ResumeResult, e
 	if err != nil {
 		return res, err
 	}
+	for _, m := range res.Unrestored {
+		a.logger.Warn("records kept but not restored", "what", m)
+	}
 	if err := a.finishResume(ctx); err != nil {
 		return res, err
+	}
+	// The model the session had, with its budget and window, or the one
+	// asked for: bound once the records told which (spec 06 §1.4).
+	if err := a.rebindAfterResume(ctx, opts.Model); err != nil {
+		return res, fmt.Errorf("resume agent: %w", err)
 	}
 	a.mu.Lock()
 	if b != nil {
@@ -81,6 +100,7 @@ func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bo
 	stopped := false
 	a.mu.Lock()
 	a.cards = b
+	a.pending = unrestored{}
 	a.mu.Unlock()
 	var opts records.ReplayOptions
 	if b == nil { // cards show tool outputs; without cards none before the last compaction is read
@@ -110,6 +130,8 @@ func (a *Agent) replay(ctx context.Context, b *replay.Builder) (ResumeResult, bo
 	})
 	res.Warning = warning
 	a.mu.Lock()
+	res.Unrestored = a.pending.messages()
+	a.pending = nil
 	if err != nil {
 		a.cards = nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/loop"
@@ -30,7 +31,7 @@ func fileAgent(t *testing.T, dir string, p llm.Provider, got *[]records.Quaranti
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := agent.New(agent.Options{Provider: p, Persistence: store, HomeDir: dir, Tools: []loop.ExecutableTool{looptest.Echo()},
+	a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: p}, Persistence: store, HomeDir: dir, Tools: []loop.ExecutableTool{looptest.Echo()},
 		Config: agent.Config{SystemPrompt: "You are kimigo."}})
 	t.Cleanup(func() { a.Close(context.WithoutCancel(t.Context())) })
 	return a
@@ -85,7 +86,7 @@ func TestResumeSetsAsideRecordsThatCannotBeRestored(t *testing.T) {
 				srv.Add(llmtest.ToolCall("call_1", "echo", `{"text":"hi"}`), llmtest.Text("done"))
 				var none []records.Quarantined
 				first := fileAgent(t, dir, p, &none)
-				if res := prompt(t, first, "say hi"); res.Event.Reason != turn.EndCompleted {
+				if res := prompt(t, first, "say hi"); res.Event.Reason != event.EndCompleted {
 					t.Fatalf("first turn: %+v", res.Event)
 				}
 				first.Close(t.Context())
@@ -120,7 +121,7 @@ func TestResumeSetsAsideRecordsThatCannotBeRestored(t *testing.T) {
 						t.Errorf("the side file lacks line %d:\n%s", q.Line, side)
 					}
 				}
-				if r := prompt(t, a, "are you there?"); r.Event.Reason != turn.EndCompleted {
+				if r := prompt(t, a, "are you there?"); r.Event.Reason != event.EndCompleted {
 					t.Fatalf("turn after the resume ended %s (%+v)", r.Event.Reason, r.Event.Error)
 				}
 				if last := srv2.Request(0); last.Rejected != 0 {

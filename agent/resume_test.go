@@ -14,6 +14,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -30,7 +31,7 @@ func TestResumeS51NTurnsWithEverything(t *testing.T) {
 			return loop.ToolResult{Output: loop.TextOutput("boom"), IsError: true,
 				Note: "<system>Retry with a smaller input.</system>"}, nil
 		}}
-	approver := agenttest.AnswerAll(permission.Once)
+	approver := agenttest.AnswerAll(event.ApproveOnce)
 	h := newHarness(t, agenttest.BuiltinTools(), agenttest.Permission(permission.Options{Approver: approver}),
 		agenttest.Tools(looptest.Echo(), looptest.Gated("Wait", gate, loop.None()), flaky))
 	a := agentOf(h)
@@ -190,7 +191,7 @@ func TestResumeS56TurnCounter(t *testing.T) {
 	resumeAndPrompt := func(recs []records.Record, wantTurn int) []records.Record {
 		t.Helper()
 		p := records.NewMemory(records.MemoryOptions{Records: recs})
-		a := agent.New(agent.Options{Provider: model, Persistence: p})
+		a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: model}, Persistence: p})
 		defer a.Close(context.WithoutCancel(t.Context()))
 		if _, err := a.Resume(t.Context(), agent.ResumeOptions{}); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/tools"
 )
@@ -126,7 +126,8 @@ func (a *Agent) closeRuntime(ctx context.Context) error {
 
 // appendMessage commits msg to history (context.append_message).
 func (a *Agent) appendMessage(ctx context.Context, msg history.Message) error {
-	return a.Commit(ctx, records.Type(history.TypeAppendMessage), history.AppendMessageRecord{Message: msg})
+	_, err := a.commitPayload(ctx, records.Type(history.TypeAppendMessage), history.AppendMessageRecord{Message: msg})
+	return err
 }
 
 // runtimeHost is the agent as the background and cron managers see it.
@@ -150,8 +151,23 @@ func (h runtimeHost) Idle() bool { return !h.a.turns.HasActiveTurn() }
 // between the two managers: the event goes to the agent's sinks.
 type backgroundHost struct{ runtimeHost }
 
-// Publish implements background.Host.
-func (h backgroundHost) Publish(ev background.Event) { h.a.events.Publish(BackgroundEvent{Event: ev}) }
+// Publish implements background.Host: a task event goes out as the
+// front end's.
+func (h backgroundHost) Publish(ev background.Event) {
+	switch e := ev.(type) {
+	case background.TaskStarted:
+		h.a.events.Publish(event.TaskStarted{Header: event.InTurn(event.NoTurn), Task: taskOf(e.Info)})
+	case background.TaskTerminated:
+		h.a.events.Publish(event.TaskTerminated{Header: event.InTurn(event.NoTurn), Task: taskOf(e.Info)})
+	}
+}
+
+// taskOf is the front end's view of a task.
+func taskOf(i tools.TaskInfo) event.Task {
+	return event.Task{ID: i.TaskID, Kind: string(i.Kind), Description: i.Description, Status: string(i.Status),
+		Detached: i.Detached, StartedAt: i.StartedAt, EndedAt: i.EndedAt, StopReason: i.StopReason,
+		Command: i.Command, ExitCode: i.ExitCode, SubagentID: i.AgentID}
+}
 
 // HookNotification is the hook event fired for each notification the
 // model is sent (spec 05 §6.6); the matcher is the notification type.
@@ -169,8 +185,12 @@ func (h backgroundHost) Notified(n background.Notification) {
 
 type cronHost struct{ runtimeHost }
 
-// Publish implements cron.Host.
-func (h cronHost) Publish(ev cron.Event) { h.a.events.Publish(CronEvent{Event: ev}) }
+// Publish implements cron.Host: a fire goes out as the front end's event.
+func (h cronHost) Publish(ev cron.Event) {
+	if e, ok := ev.(cron.Fired); ok {
+		h.a.events.Publish(event.CronFired{Header: event.InTurn(event.NoTurn), JobID: e.Origin.JobID, Prompt: e.Prompt})
+	}
+}
 
 // injectionHost is the agent as injectors see it.
 type injectionHost struct{ a *Agent }
@@ -230,51 +250,4 @@ func (h injectionHost) ActiveTasks() []tools.TaskInfo {
 		return nil
 	}
 	return h.a.o.Background.List(true)
-}
-
-// BackgroundEvent is a background task event (background.task.started,
-// .terminated; spec 05 §6.8) as the agent publishes it. It marshals as
-// the event it carries, with its type.
-type BackgroundEvent struct {
-	background.Event
-}
-
-// EventType is the task event's type.
-func (e BackgroundEvent) EventType() turn.EventType { return turn.EventType(e.Event.EventType()) }
-
-// MarshalJSON encodes {"type": …, "info": …}.
-func (e BackgroundEvent) MarshalJSON() ([]byte, error) {
-	return typedJSON(string(e.Event.EventType()), e.Event)
-}
-
-// CronEvent is a cron event (cron.fired) as the agent publishes it.
-type CronEvent struct {
-	cron.Event
-}
-
-// EventType is the cron event's type.
-func (e CronEvent) EventType() turn.EventType { return turn.EventType(e.Event.EventType()) }
-
-// MarshalJSON encodes {"type": …, …}.
-func (e CronEvent) MarshalJSON() ([]byte, error) {
-	return typedJSON(string(e.Event.EventType()), e.Event)
-}
-
-// typedJSON encodes v as an object whose first key is "type".
-func typedJSON(typ string, v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	body := bytes.TrimSpace(buf.Bytes())
-	head, _ := json.Marshal(typ)
-	if len(body) < 2 || body[0] != '{' {
-		return nil, fmt.Errorf("event %s is not an object", typ)
-	}
-	if len(body) == 2 {
-		return fmt.Appendf(nil, `{"type":%s}`, head), nil
-	}
-	return fmt.Appendf(nil, `{"type":%s,%s`, head, body[1:]), nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/osenv"
@@ -80,7 +81,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // manager publishes it after the notification was steered.
 func terminated(h *agenttest.Harness) bool {
 	for _, ev := range h.Events() {
-		if e, ok := ev.(agent.BackgroundEvent); ok && e.Event.EventType() == background.EventTaskTerminated {
+		if _, ok := ev.(event.TaskTerminated); ok {
 			return true
 		}
 	}
@@ -119,7 +120,7 @@ func TestS38aNotificationStartsATurnWhenIdle(t *testing.T) {
 	}
 	r.release(t)
 	waitUntil(t, "the notification's turn", func() bool { return len(r.h.Requests()) == 3 })
-	if res := r.h.Wait(); res.Event.Reason != turn.EndCompleted {
+	if res := r.h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("notification turn: %+v", res.Event)
 	}
 	req := r.h.Requests()[2]
@@ -149,7 +150,7 @@ func TestS38bNotificationWaitsForTheToolExchange(t *testing.T) {
 	r.release(t)
 	waitUntil(t, "the notification to be steered", func() bool { return terminated(r.h) })
 	hold.Release()
-	if res := r.h.Wait(); res.Event.Reason != turn.EndCompleted {
+	if res := r.h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn: %+v", res.Event)
 	}
 	reqs := r.h.Requests()
@@ -178,7 +179,7 @@ func TestS38cNotificationContinuesAFinishedTurn(t *testing.T) {
 	r.release(t)
 	waitUntil(t, "the notification to be steered", func() bool { return terminated(r.h) })
 	hold.Release()
-	if res := r.h.Wait(); res.Event.Reason != turn.EndCompleted {
+	if res := r.h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("turn: %+v", res.Event)
 	}
 	reqs := r.h.Requests()
@@ -307,7 +308,7 @@ func TestCronJobFiresAtTheNextIdleTick(t *testing.T) {
 	if !a.HasActiveTurn() && len(h.Requests()) < 4 {
 		t.Fatal("the idle tick started no turn")
 	}
-	if res := h.Wait(); res.Event.Reason != turn.EndCompleted {
+	if res := h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Fatalf("cron turn: %+v", res.Event)
 	}
 	msgs := h.Requests()[3].Messages

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -38,7 +39,7 @@ func TestSameStepDuplicateRunsOnceThroughTheAgent(t *testing.T) {
 		t.Errorf("the command ran %d times, want 1", n)
 	}
 	var outputs []string
-	for _, r := range eventsOf[turn.ToolResultEvent](h) {
+	for _, r := range eventsOf[event.ToolResult](h) {
 		outputs = append(outputs, r.Output.Text())
 	}
 	if d := cmp.Diff([]string{"ran printf dup", "ran printf dup"}, outputs); d != "" {
@@ -69,7 +70,7 @@ func TestPostToolUseHooks(t *testing.T) {
 	if len(failed) != 1 || failed[0].Matcher != "Fail" {
 		t.Fatalf("PostToolUseFailure = %+v", failed)
 	}
-	if e, _ := failed[0].Input["error"].(turn.ErrorPayload); e.Code != "internal" || e.Message != "no such file" {
+	if e, _ := failed[0].Input["error"].(event.ErrorPayload); e.Code != "internal" || e.Message != "no such file" {
 		t.Errorf("PostToolUseFailure error = %+v", failed[0].Input["error"])
 	}
 	h.ExpectResumeMatches()
@@ -114,7 +115,7 @@ func TestResendViewsComeFromHistory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.Model(scripted.Response{Err: tt.err}, scripted.Text("ok"))
-			if res := h.Prompt("hi"); res.Event.Reason != turn.EndCompleted {
+			if res := h.Prompt("hi"); res.Event.Reason != event.EndCompleted {
 				t.Fatalf("turn ended %+v", res.Event)
 			}
 			var projections []string

@@ -7,6 +7,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // historyView is the agent's history as a turn sees it (turn.History):
@@ -70,4 +71,16 @@ func (a *Agent) toolNames(ctx context.Context) []string {
 		names = append(names, t.Definition().Name)
 	}
 	return slices.Clip(names)
+}
+
+// SetActiveTools makes at the tool activation of the agent's manager (a
+// profile's tool list) and records it (tools.set_active_tools), so a
+// resumed agent offers the same tools. An agent without a tool manager
+// records nothing.
+func (a *Agent) SetActiveTools(ctx context.Context, at tools.ActiveTools) error {
+	if a.manager == nil {
+		return nil
+	}
+	_, err := a.commitPayload(ctx, tools.SetActiveToolsRecordType, at)
+	return err
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -28,11 +28,11 @@ func TestTurnS1BasicTurnAndIDs(t *testing.T) {
 	h := newHarness(t)
 	a := agentOf(h)
 	var activeAtEnd []bool
-	a.Subscribe(turn.EventFunc(func(ev turn.Event) {
-		if ev.EventType() == turn.TypeTurnEnded {
+	h.Observe(func(ev event.Event) {
+		if ev.EventType() == event.TypeTurnEnded {
 			activeAtEnd = append(activeAtEnd, a.HasActiveTurn())
 		}
-	}))
+	})
 	// Held, so the turn cannot end before HasActiveTurn is asked.
 	held := h.Held(withUsage(scripted.Text("hello"), 5, 2), 0)
 	l := h.Start("hi")
@@ -44,28 +44,28 @@ func TestTurnS1BasicTurnAndIDs(t *testing.T) {
 	}
 	held.Release()
 	res := h.Wait()
-	if res.Event.Reason != turn.EndCompleted || res.Event.TurnID != 0 {
+	if res.Event.Reason != event.EndCompleted || res.Event.TurnID != 0 {
 		t.Errorf("turn ended %+v", res.Event)
 	}
-	want := []turn.EventType{turn.TypeTurnStarted, turn.TypeStepStarted, turn.TypeAssistantDelta,
-		turn.TypeStepCompleted, turn.TypeAgentStatus, turn.TypeTurnEnded}
+	want := []event.Type{event.TypeTurnStarted, event.TypeStepStarted, event.TypeAssistantDelta,
+		event.TypeStepCompleted, event.TypeStatus, event.TypeTurnEnded}
 	if d := cmp.Diff(want, h.EventTypes()); d != "" {
 		t.Errorf("events (-want +got):\n%s", d)
 	}
-	started := eventsOf[turn.TurnStartedEvent](h)[0]
-	if started.TurnID != 0 || !started.Origin.Is(history.OriginUser) {
+	started := eventsOf[event.TurnStarted](h)[0]
+	if started.TurnID != 0 || started.Origin != string(history.OriginUser) {
 		t.Errorf("turn.started = %+v", started)
 	}
-	if s := eventsOf[turn.StepStartedEvent](h)[0]; s.Step != 1 {
+	if s := eventsOf[event.StepStarted](h)[0]; s.Step != 1 {
 		t.Errorf("turn.step.started = %+v", s)
 	}
-	if d := eventsOf[turn.AssistantDeltaEvent](h)[0]; d.Delta != "hello" {
+	if d := eventsOf[event.AssistantDelta](h)[0]; d.Delta != "hello" {
 		t.Errorf("assistant.delta = %+v", d)
 	}
-	if c := eventsOf[turn.StepCompletedEvent](h)[0]; c.Usage == nil || c.Usage.InputOther != 5 || c.Usage.Output != 2 {
+	if c := eventsOf[event.StepCompleted](h)[0]; c.Usage == nil || c.Usage.InputOther != 5 || c.Usage.Output != 2 {
 		t.Errorf("turn.step.completed = %+v", c)
 	}
-	if s := eventsOf[agent.StatusEvent](h)[0]; s.ContextTokens != 7 {
+	if s := eventsOf[event.Status](h)[0]; s.ContextTokens != 7 {
 		t.Errorf("status contextTokens = %d, want 7", s.ContextTokens)
 	}
 	if d := cmp.Diff([]bool{false}, activeAtEnd); d != "" {
@@ -93,14 +93,14 @@ func TestTurnS2Busy(t *testing.T) {
 	if got := promptTexts(t, h); !slicesContain(got, "x") {
 		t.Errorf("turn.prompt records %q lack the refused prompt", got)
 	}
-	errs := eventsOf[turn.ErrorEvent](h)
-	if len(errs) != 1 || errs[0].Code != turn.CodeAgentBusy ||
+	errs := eventsOf[event.Error](h)
+	if len(errs) != 1 || errs[0].Code != event.CodeAgentBusy ||
 		errs[0].Message != "Cannot launch a new turn while another turn (ID 0) is active" {
 		t.Errorf("error events = %+v", errs)
 	}
-	ap.Answer(permission.Once)
+	ap.Answer(event.ApproveOnce)
 	h.Wait()
-	if n := len(eventsOf[turn.TurnStartedEvent](h)); n != 1 {
+	if n := len(eventsOf[event.TurnStarted](h)); n != 1 {
 		t.Errorf("%d turn.started events, want 1", n)
 	}
 	h.ExpectResumeMatches()
@@ -115,7 +115,7 @@ func TestTurnS3SteerAtNextStepBoundary(t *testing.T) {
 	if l := h.Steer("Also mention the steer", nil); !l.Buffered || l.Launched {
 		t.Errorf("Steer = %+v, want buffered", l)
 	}
-	ap.Answer(permission.Once)
+	ap.Answer(event.ApproveOnce)
 	h.Wait()
 
 	want := []string{"user:run ls", "assistant:[c1]", "tool:c1:ran ls", "user:Also mention the steer",
@@ -139,7 +139,7 @@ func TestTurnS3SteerAtNextStepBoundary(t *testing.T) {
 	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; llm.ExtractText(last, "") != "Also mention the steer" {
 		t.Errorf("request 2 ends with %+v, want the steer", last)
 	}
-	if n := len(eventsOf[turn.TurnEndedEvent](h)); n != 1 {
+	if n := len(eventsOf[event.TurnEnded](h)); n != 1 {
 		t.Errorf("%d turn.ended events, want 1", n)
 	}
 	h.ExpectResumeMatches()
@@ -154,7 +154,7 @@ func TestTurnS4SteerDuringFinalAnswerContinues(t *testing.T) {
 	h.Steer("one more thing", nil)
 	hold.Release()
 	res := h.Wait()
-	if res.Event.Reason != turn.EndCompleted {
+	if res.Event.Reason != event.EndCompleted {
 		t.Errorf("turn ended %+v", res.Event)
 	}
 	reqs := h.Requests()
@@ -187,14 +187,14 @@ func TestTurnS10Retry(t *testing.T) {
 	h := newHarness(t, agenttest.HookRunner(hooks))
 	h.Model(scripted.Response{Err: &llm.Error{Kind: llm.KindStatus, StatusCode: 400, Message: "400 bad request"}},
 		scripted.Text("second try worked"))
-	if res := h.Prompt("hello"); res.Event.Reason != turn.EndFailed {
+	if res := h.Prompt("hello"); res.Event.Reason != event.EndFailed {
 		t.Fatalf("first turn ended %+v", res.Event)
 	}
 	before := len(hooks.Calls(turn.HookUserPromptSubmit))
 	if _, err := agentOf(h).Retry(t.Context(), "manual"); err != nil {
 		t.Fatal(err)
 	}
-	if res := h.Wait(); res.Event.Reason != turn.EndCompleted {
+	if res := h.Wait(); res.Event.Reason != event.EndCompleted {
 		t.Errorf("retry ended %+v", res.Event)
 	}
 	if n := len(hooks.Calls(turn.HookUserPromptSubmit)); n != before {
@@ -228,7 +228,7 @@ func TestTurnS11UserPromptSubmitBlocks(t *testing.T) {
 	}}
 	h := newHarness(t, agenttest.HookRunner(hooks))
 	res := h.Prompt("deploy to production")
-	if res.Event.Reason != turn.EndBlocked || !res.BlockedByUserPromptHook {
+	if res.Event.Reason != event.EndBlocked || !res.BlockedByUserPromptHook {
 		t.Errorf("turn ended %+v", res)
 	}
 	hist := agentOf(h).History()
@@ -237,7 +237,7 @@ func TestTurnS11UserPromptSubmitBlocks(t *testing.T) {
 		!last.Origin.Is(history.OriginHookResult) || !last.Origin.Blocked {
 		t.Errorf("last message = %+v (origin %+v)", last, last.Origin)
 	}
-	hr := eventsOf[turn.HookResultEvent](h)
+	hr := eventsOf[event.HookResult](h)
 	if len(hr) != 1 || !hr[0].Blocked || hr[0].Content != "nope" {
 		t.Errorf("hook.result events = %+v", hr)
 	}
@@ -256,7 +256,7 @@ func TestTurnS12StopHookContinuesOnce(t *testing.T) {
 	}}
 	h := newHarness(t, agenttest.HookRunner(hooks))
 	h.Model(scripted.Text("a"), scripted.Text("b"))
-	if res := h.Prompt("work"); res.Event.Reason != turn.EndCompleted {
+	if res := h.Prompt("work"); res.Event.Reason != event.EndCompleted {
 		t.Errorf("turn ended %+v", res.Event)
 	}
 	if n := len(hooks.Calls(turn.HookStop)); n != 1 {
@@ -283,19 +283,19 @@ func TestTurnS13Filtered(t *testing.T) {
 	r.Finish = llm.FinishFiltered
 	h.Model(r)
 	res := h.Prompt("something")
-	want := turn.ErrorPayload{Code: "provider.filtered", Message: "Provider safety policy blocked the response.",
+	want := event.ErrorPayload{Code: "provider.filtered", Message: "Provider safety policy blocked the response.",
 		Name: "ProviderFilteredError", Details: map[string]any{"finishReason": "filtered", "turnId": 0}}
-	if res.Event.Reason != turn.EndFailed {
+	if res.Event.Reason != event.EndFailed {
 		t.Errorf("turn ended %+v", res.Event)
 	}
 	if d := cmp.Diff(&want, res.Event.Error); d != "" {
 		t.Errorf("turn.ended error (-want +got):\n%s", d)
 	}
 	types := h.EventTypes()
-	if d := cmp.Diff([]turn.EventType{turn.TypeTurnEnded, turn.TypeError}, types[len(types)-2:]); d != "" {
+	if d := cmp.Diff([]event.Type{event.TypeTurnEnded, event.TypeError}, types[len(types)-2:]); d != "" {
 		t.Errorf("last events (-want +got):\n%s", d)
 	}
-	if errs := eventsOf[turn.ErrorEvent](h); len(errs) != 1 || !cmp.Equal(want, errs[0].ErrorPayload) {
+	if errs := eventsOf[event.Error](h); len(errs) != 1 || !cmp.Equal(want, errs[0].ErrorPayload) {
 		t.Errorf("error events = %+v", errs)
 	}
 	if n := len(hooks.Calls(turn.HookStopFailure)); n != 0 {
@@ -309,12 +309,12 @@ func TestTurnS14ModelNotConfigured(t *testing.T) {
 	h := newHarness(t, agenttest.NoModel(), agenttest.HookRunner(hooks))
 	res := h.Prompt("hi")
 	e := res.Event.Error
-	if res.Event.Reason != turn.EndFailed || e == nil || e.Code != "model.not_configured" ||
+	if res.Event.Reason != event.EndFailed || e == nil || e.Code != "model.not_configured" ||
 		e.Message != `LLM not set, send "/login" to login` {
 		t.Fatalf("turn ended %+v (error %+v)", res.Event, e)
 	}
 	types := h.EventTypes()
-	if d := cmp.Diff([]turn.EventType{turn.TypeTurnEnded, turn.TypeError}, types[len(types)-2:]); d != "" {
+	if d := cmp.Diff([]event.Type{event.TypeTurnEnded, event.TypeError}, types[len(types)-2:]); d != "" {
 		t.Errorf("last events (-want +got):\n%s", d)
 	}
 	sf := hooks.Calls(turn.HookStopFailure)
@@ -338,7 +338,7 @@ func TestTurnS15MaxSteps(t *testing.T) {
 			if n := len(h.Requests()); n != tt.cap {
 				t.Errorf("%d requests, want %d", n, tt.cap)
 			}
-			if e := res.Event.Error; res.Event.Reason != turn.EndFailed || e == nil || e.Code != loop.CodeMaxStepsExceeded {
+			if e := res.Event.Error; res.Event.Reason != event.EndFailed || e == nil || e.Code != loop.CodeMaxStepsExceeded {
 				t.Errorf("turn ended %+v (error %+v)", res.Event, e)
 			}
 			h.ExpectResumeMatches()
@@ -353,9 +353,9 @@ func TestTurnRepeatGuardStopIsReported(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		stopHook bool
-		want     *turn.RepeatStop
+		want     *event.RepeatStop
 	}{
-		{"the guard ends the turn", false, &turn.RepeatStop{Tool: "echo", Calls: 12}},
+		{"the guard ends the turn", false, &event.RepeatStop{Tool: "echo", Calls: 12}},
 		{"a continuation ends it", true, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,10 +371,10 @@ func TestTurnRepeatGuardStopIsReported(t *testing.T) {
 			}
 			h.Model(scripted.Text("Nothing new turned up."))
 			res := h.Prompt("loop forever")
-			if res.Event.Reason != turn.EndCompleted || res.Event.Error != nil {
+			if res.Event.Reason != event.EndCompleted || res.Event.Error != nil {
 				t.Errorf("turn ended %+v", res.Event)
 			}
-			if d := cmp.Diff(tt.want, res.RepeatStop); d != "" {
+			if d := cmp.Diff(tt.want, res.Event.RepeatStop); d != "" {
 				t.Errorf("RepeatStop (-want +got):\n%s", d)
 			}
 			if want := 12 + map[bool]int{true: 1}[tt.stopHook]; len(h.Requests()) != want {
@@ -425,7 +425,7 @@ func abandonedTurn(t *testing.T) *agenttest.Harness {
 	}
 	h := newHarness(t, agenttest.AppendFault(fault), agenttest.Tools(looptest.Echo()))
 	h.Model(call("c1", "echo", `{"text":"x"}`))
-	if res := h.Prompt("go"); res.Event.Reason != turn.EndFailed {
+	if res := h.Prompt("go"); res.Event.Reason != event.EndFailed {
 		t.Fatalf("turn ended %+v, want failed", res.Event)
 	}
 	return h
@@ -451,7 +451,7 @@ func TestHistoryS30AbandonedExchange(t *testing.T) {
 	}
 	h.Wait()
 	got := summarize(a.History())
-	want := []string{"user:go", "assistant:[c1]", "tool:c1:" + turn.AbandonedCallText(turn.EndFailed, failedMessage(t, h)),
+	want := []string{"user:go", "assistant:[c1]", "tool:c1:" + turn.AbandonedCallText(event.EndFailed, failedMessage(t, h)),
 		"user:a note for later", "assistant:noted"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("history (-want +got):\n%s", d)
@@ -462,7 +462,7 @@ func TestHistoryS30AbandonedExchange(t *testing.T) {
 // failedMessage is the error message of the first failed turn.
 func failedMessage(t *testing.T, h *agenttest.Harness) string {
 	t.Helper()
-	for _, ev := range eventsOf[turn.TurnEndedEvent](h) {
+	for _, ev := range eventsOf[event.TurnEnded](h) {
 		if ev.Error != nil {
 			return ev.Error.Message
 		}

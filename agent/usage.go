@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 )
 
@@ -27,14 +28,6 @@ type UsageRecord struct {
 	Model string         `json:"model"`
 	Usage llm.TokenUsage `json:"usage"`
 	Scope UsageScope     `json:"usageScope,omitempty"`
-}
-
-// Usage is the agent's token accounting: per model, in total, and for the
-// running turn. Nil fields have nothing to report.
-type Usage struct {
-	ByModel     map[string]llm.TokenUsage `json:"byModel,omitempty"`
-	Total       *llm.TokenUsage           `json:"total,omitempty"`
-	CurrentTurn *llm.TokenUsage           `json:"currentTurn,omitempty"`
 }
 
 // usageState is the recorder's state, guarded by the agent's mu.
@@ -61,8 +54,8 @@ func (s *usageState) apply(r UsageRecord) {
 }
 
 // data copies the state; callers can never change the recorder through it.
-func (s *usageState) data() Usage {
-	var u Usage
+func (s *usageState) data() event.Usage {
+	var u event.Usage
 	if len(s.byModel) > 0 {
 		u.ByModel = maps.Clone(s.byModel)
 		var total llm.TokenUsage
@@ -79,17 +72,18 @@ func (s *usageState) data() Usage {
 }
 
 // Usage returns a copy of the token accounting.
-func (a *Agent) Usage() Usage {
+func (a *Agent) Usage() event.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.usage.data()
 }
 
-// RecordUsage records the usage of one model request under model. Loop
+// recordUsage records the usage of one model request under model. Loop
 // steps use UsageScopeTurn; compaction requests UsageScopeSession, which
 // leaves the running turn's usage alone.
-func (a *Agent) RecordUsage(ctx context.Context, model string, u llm.TokenUsage, scope UsageScope) error {
-	return a.Commit(ctx, TypeUsageRecord, UsageRecord{Model: model, Usage: u, Scope: scope})
+func (a *Agent) recordUsage(ctx context.Context, model string, u llm.TokenUsage, scope UsageScope) error {
+	_, err := a.commitPayload(ctx, TypeUsageRecord, UsageRecord{Model: model, Usage: u, Scope: scope})
+	return err
 }
 
 // usageRecorder is the agent's turn.UsageRecorder.
@@ -103,7 +97,7 @@ func (r usageRecorder) EndTurn() { r.a.resetTurnUsage() }
 
 // RecordStep records a loop step's usage.
 func (r usageRecorder) RecordStep(ctx context.Context, model string, u llm.TokenUsage) error {
-	return r.a.RecordUsage(ctx, model, u, UsageScopeTurn)
+	return r.a.recordUsage(ctx, model, u, UsageScopeTurn)
 }
 
 func (a *Agent) resetTurnUsage() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/agenttest"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -22,11 +22,11 @@ func TestUsageS35TurnVersusSession(t *testing.T) {
 	h := newHarness(t, agenttest.Tools(looptest.Echo()))
 	a := agentOf(h)
 	var during []*llm.TokenUsage
-	a.Subscribe(turn.EventFunc(func(ev turn.Event) {
-		if s, ok := ev.(agent.StatusEvent); ok && s.Usage != nil {
+	h.Observe(func(ev event.Event) {
+		if s, ok := ev.(event.Status); ok && s.Usage != nil {
 			during = append(during, s.Usage.CurrentTurn)
 		}
-	}))
+	})
 	h.Model(withUsage(call("c1", "echo", `{"text":"x"}`), 10, 1), withUsage(scripted.Text("done"), 20, 2))
 	h.Prompt("count tokens")
 	want := []*llm.TokenUsage{{InputOther: 10, Output: 1}, {InputOther: 30, Output: 3}}
@@ -37,7 +37,7 @@ func TestUsageS35TurnVersusSession(t *testing.T) {
 		t.Errorf("current turn after the turn = %+v, want nil", cur)
 	}
 	// A compaction request is recorded for the session only.
-	if err := a.RecordUsage(t.Context(), "scripted-model", llm.TokenUsage{InputOther: 100, Output: 5}, agent.UsageScopeSession); err != nil {
+	if err := agent.RecordUsage(t.Context(), a, "scripted-model", llm.TokenUsage{InputOther: 100, Output: 5}, agent.UsageScopeSession); err != nil {
 		t.Fatal(err)
 	}
 	u := a.Usage()
@@ -65,11 +65,11 @@ func TestUsageS36ContextSize(t *testing.T) {
 	a := agentOf(h)
 	type sizes struct{ count, pending int }
 	var afterStep []sizes
-	a.Subscribe(turn.EventFunc(func(ev turn.Event) {
-		if _, ok := ev.(agent.StatusEvent); ok {
+	h.Observe(func(ev event.Event) {
+		if _, ok := ev.(event.Status); ok {
 			afterStep = append(afterStep, sizes{a.TokenCount(), a.TokenCountWithPending()})
 		}
-	}))
+	})
 	h.Model(withUsage(call("c1", "Check", `{}`), 154, 11), scripted.Text("all good")) // the second reports nothing
 	h.Prompt("check")
 	if len(afterStep) == 0 || afterStep[0] != (sizes{165, 167}) {

@@ -1,10 +1,10 @@
 package hooks
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"unicode"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // snakeCase converts a camelCase key to snake_case (toolInput →
@@ -39,11 +39,5 @@ func encodeInput(event Event, sessionID, cwd string, fields map[string]any) ([]b
 	m["hook_event_name"] = string(event)
 	m["session_id"] = sessionID
 	m["cwd"] = cwd
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return plainjson.Marshal(m)
 }

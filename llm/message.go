@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // Role is who wrote a message.
@@ -334,9 +336,4 @@ func (p ContentPart) Clone() ContentPart {
 
 // writeJSONString writes s as a JSON string without HTML escaping, so that
 // persisted text stays greppable and byte-stable.
-func writeJSONString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)       // encoding a string cannot fail
-	b.Truncate(b.Len() - 1) // drop the newline Encode adds
-}
+func writeJSONString(b *bytes.Buffer, s string) { b.Write(plainjson.Quote(s)) }

@@ -1,7 +1,6 @@
 package llm_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 func TestContentPartJSON(t *testing.T) {
@@ -41,13 +41,7 @@ func TestContentPartJSON(t *testing.T) {
 
 // marshalNoEscape encodes the way the record writer does: without HTML
 // escaping, so persisted text stays as written.
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(v)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
-}
+func marshalNoEscape(v any) ([]byte, error) { return plainjson.Marshal(v) }
 
 func TestContentPartJSONErrorsNameTheProblem(t *testing.T) {
 	for in, want := range map[string]string{

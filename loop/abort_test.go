@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/loop/looptest"
 )

@@ -12,20 +12,21 @@
 // validation, the prepare/authorize/finalize hooks, execution with a 2 s
 // grace after cancellation, result normalisation); the access-based tool
 // scheduler; the event types and the Dispatcher; the tool contract
-// (ExecutableTool, Execution, ExecCtx, ToolResult, accesses, display
-// blocks) shared by every tool in kimigo.
+// (ExecutableTool, Execution, ExecCtx, ToolResult, accesses, the display
+// interface and the built-in tools' display blocks) shared by every tool
+// in kimigo. A feature that needs a display of its own (plans, goals,
+// subagents, background tasks) defines it beside its tool; the loop reads
+// a kind it has no type for as a RawDisplay that keeps its bytes
+// (event_test.go TestDisplayJSON).
 //
 // It does not own history, prompts, permissions or persistence. Messages
 // come from the host's builders, tools from its table, decisions from its
 // hooks; events leave through the Dispatcher, and the agent stores
 // recorded events verbatim (each marshals to one JSON object whose first
-// key is "type", the shape of spec 02 §6.4). It imports only llm (a
-// tool's panic is logged as an error with its stack on Input.Log): tool
-// arguments are checked by its own JSON Schema
-// validator (schema.go, schemaparser.go, schemaeval.go, schemaformat.go;
-// drafts 07, 2019-09 and 2020-12), which costs nothing until a tool is
-// first called, where a validator library would compile its metaschemas
-// at process start.
+// key is "type", the shape of spec 02 §6.4). It imports only llm and its
+// own jsonschema (a tool's panic is logged as an error with its stack on
+// Input.Log): tool arguments are checked by kimigo's JSON Schema validator
+// (loop/jsonschema), which costs nothing until a tool is first called.
 //
 // Invariants, and the tests that guard them:
 //   - Every dispatched tool.call is followed by its tool.result, in provider
@@ -46,7 +47,7 @@
 //     answered with an error result (toolcall_test.go
 //     TestToolCallWithoutName).
 //   - Tool arguments are rejected with the messages of spec 01 §4.10.3,
-//     sorted by instance path (validate_test.go).
+//     sorted by instance path (loop/jsonschema).
 //   - A panicking tool or a broken live sink never takes the turn down
 //     (toolcall_test.go TestToolPanicsAreRecovered, turn_test.go S-L34).
 //   - Every goroutine the loop starts is waited for, except a tool call

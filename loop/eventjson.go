@@ -4,19 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // marshalTagged encodes v (which must encode as a JSON object) with a
 // leading "key":"tag" member: {"type":"step.begin",…}.
 func marshalTagged(key, tag string, v any) ([]byte, error) {
-	body, err := marshalJSON(v)
+	body, err := plainjson.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	if len(body) < 2 || body[0] != '{' {
 		return nil, fmt.Errorf("marshal %s %q: not an object", key, tag)
 	}
-	head, err := marshalJSON(tag)
+	head, err := plainjson.Marshal(tag)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 const fuzzEchoSchema = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
@@ -73,7 +74,7 @@ func FuzzToolArgs(f *testing.F) {
 		}
 		ev := ToolCallEvent{UUID: "c1", TurnID: "turn-1", Step: 1, StepUUID: "s1", ToolCallID: "c1", Name: "echo",
 			Args: p.args, RawArgs: p.rawArgs}
-		b, err := marshalJSON(ev)
+		b, err := plainjson.Marshal(ev)
 		if err != nil || !json.Valid(b) {
 			t.Fatalf("recorded tool.call %s is not valid JSON: %v", b, err)
 		}

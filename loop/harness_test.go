@@ -1,15 +1,14 @@
 package loop_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/loop/looptest"
 )
@@ -142,13 +141,11 @@ func intp(n int) *int { return &n }
 // escaping (json.Marshal would escape "<" in tool output).
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := plainjson.Marshal(v)
+	if err != nil {
 		t.Fatalf("marshal %T: %v", v, err)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 var errBoom = errors.New("boom")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop/jsonschema"
 )
 
 // MessageBuilder returns the messages of the next request from the host's
@@ -89,7 +90,7 @@ type Options struct {
 	NewUUID func() string
 	// Schemas caches compiled argument validators. Default: a cache shared
 	// by the whole process, keyed by schema text.
-	Schemas *SchemaCache
+	Schemas *jsonschema.Cache
 }
 
 // TurnResult is how a turn ended. An aborted turn is a result, not an error.
@@ -101,6 +102,10 @@ type TurnResult struct {
 	// Usage is the sum of every successful request's usage.
 	Usage llm.TokenUsage
 }
+
+// defaultSchemas is shared by every turn whose Options leave Schemas nil;
+// entries are immutable once compiled.
+var defaultSchemas = jsonschema.NewCache()
 
 func (o Options) withDefaults() Options {
 	if o.Sleep == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // Output is a tool result's data: either a string or a list of content
@@ -92,13 +93,13 @@ func (o Output) Equal(p Output) bool {
 // MarshalJSON writes a JSON string or an array of parts.
 func (o Output) MarshalJSON() ([]byte, error) {
 	if !o.list {
-		return marshalJSON(o.text)
+		return plainjson.Marshal(o.text)
 	}
 	parts := o.parts
 	if parts == nil {
 		parts = []llm.ContentPart{}
 	}
-	return marshalJSON(parts)
+	return plainjson.Marshal(parts)
 }
 
 // UnmarshalJSON reads a JSON string or an array of parts.
@@ -118,16 +119,4 @@ func (o *Output) UnmarshalJSON(data []byte) error {
 	}
 	*o = TextOutput(s)
 	return nil
-}
-
-// marshalJSON encodes v without HTML escaping, so persisted text such as
-// "<system>" stays readable and byte-stable.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // ExecutableTool is a tool the loop can run. It is the one tool contract of
@@ -128,7 +129,7 @@ type toolResultJSON struct {
 // MarshalJSON writes the persisted shape
 // {"output":…,"isError":true?,"note":…?,"truncated":true?}.
 func (r ToolResult) MarshalJSON() ([]byte, error) {
-	return marshalJSON(toolResultJSON{Output: r.Output, IsError: r.IsError, Note: r.Note, Truncated: r.Truncated})
+	return plainjson.Marshal(toolResultJSON{Output: r.Output, IsError: r.IsError, Note: r.Note, Truncated: r.Truncated})
 }
 
 // UnmarshalJSON reads the persisted shape.

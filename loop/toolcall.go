@@ -117,7 +117,7 @@ func (t *turn) preflight(s *stepState, calls []llm.ToolCall) []callPlan {
 			continue
 		}
 		p.schema = def.Parameters
-		if problems, ok := t.opt.Schemas.check(p.schema, p.args); !ok {
+		if problems, ok := t.opt.Schemas.Check(p.schema, p.args); !ok {
 			r := ErrorResult(fmt.Sprintf("Invalid args for tool %q: %s", c.Name, problems))
 			p.reject = &r
 			continue
@@ -215,7 +215,7 @@ func (b *batch) prepareHook(ctx context.Context, c *prepCall) *ToolResult {
 		res := *r.SyntheticResult
 		return &res
 	}
-	if problems, ok := b.t.opt.Schemas.check(c.plan.schema, c.args); !ok {
+	if problems, ok := b.t.opt.Schemas.Check(c.plan.schema, c.args); !ok {
 		res := ErrorResult(fmt.Sprintf("Invalid args for tool %q after prepareToolExecution hook: %s", name, problems))
 		return &res
 	}

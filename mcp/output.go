@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -142,13 +141,11 @@ func structuredPart(res *sdk.CallToolResult) (string, bool) {
 		StructuredContent any            `json:"structuredContent,omitempty"`
 		Meta              map[string]any `json:"_meta,omitempty"`
 	}{res.StructuredContent, meta}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := plainjson.Marshal(v)
+	if err != nil {
 		return "", false
 	}
-	body := strings.TrimSpace(strings.ReplaceAll(b.String(), "</mcp-structured-result>", ""))
+	body := strings.TrimSpace(strings.ReplaceAll(string(b), "</mcp-structured-result>", ""))
 	return "\n<mcp-structured-result>\n" + body + "\n</mcp-structured-result>", true
 }
 

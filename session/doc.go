@@ -1,7 +1,40 @@
-// Package session is the session store and the host of a session's main
-// agent (spec 02 §6.15, spec 06 §1.4 and §4).
+// Package session hosts a session's agents for the front ends (print
+// mode, the TUI, the ACP server), and keeps the session store (spec 02
+// §6.15, spec 06 §1.4 and §4).
+//
+// How a front end drives a session:
+//
+//	s, err := session.Open(ctx, session.Options{Config: cfg, Home: root, WorkDir: W,
+//		Resume: id /* or Continue: true, or neither for a new one */, Model: m,
+//		Requests: session.Answered /* the front end answers approvals */})
+//	defer s.Close(ctx)
+//	sub := s.Subscribe() // the event stream (package event), read on its own goroutine
+//	s.Prompt(ctx, input) // then render sub's events; the turn ends with event.TurnEnded
+//	// approval.requested → s.AnswerApproval(id, event.ApprovalAnswer{Choice: event.ApproveOnce})
+//	// question.requested → s.AnswerQuestion(id, answers)
+//	// and at any time: s.Steer, s.Cancel, s.Compact, s.SetMode, s.SetModel, s.Status
+//
+// There is one way to do each; the agents themselves are not handed out.
 //
 // It owns:
+//   - building agents (Open in session.go; build.go, model.go,
+//     profile.go): Open reads nothing but what it is given (the loaded
+//     configuration, the flags as Options) and resolves the model, the
+//     profile and agent files with the system prompt, the tools and their
+//     workspace (.kimi-code/local.toml, --add-dir), the permission rules,
+//     before anything is written; then it creates or locks the session,
+//     builds the main agent and, resuming, restores it with the model it
+//     had (or the one Options.Model switches to, recorded). The agent binds
+//     models through the session's resolver (model.go): provider, window,
+//     completion budget, loop control and compaction strategy of one
+//     configured alias at a time; a saved alias that is no longer
+//     configured falls back to default_model with a notice.
+//   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
+//     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
+//     Close; the request broker (requests.go) turns the permission chain's
+//     approval requests and AskUserQuestion into events and hands the
+//     answers back; with Requests Declined (the zero value) nobody is
+//     asked: approvals are denied, questions dismissed.
 //   - the on-disk layout under the data root (store.go, ERRATA 7):
 //     <root>/session_index.jsonl and
 //     <root>/sessions/<workDirKey>/<id>/ with state.json, .lock,
@@ -16,48 +49,30 @@
 //     else the cwd in the main agent's records), and RepairIndex
 //     (index_repair.go), kimigo doctor's repair, the one rewrite of the
 //     index: corrupt lines out (their bytes kept in the side file), then
-//     Reindex;
+//     Reindex; and CheckLogs (check.go), doctor's read-only check of every
+//     agent's records;
 //   - state.json (state.go): whole-file atomic writes, unknown fields kept;
 //     the title and lastPrompt of a prompt, sanitized (title.go);
 //   - lookups and listings (summary.go): Get, Find (the work dir's bucket
 //     first, then the index), List and Latest in spec 06 §4.2 order;
 //   - the session lock <session>/.lock (lock.go), held while a Session is
 //     open;
-//   - the debug export ZIP (export.go);
-//   - Session (session.go): Create, Resume (by id, refusing another work
-//     dir or a log of a newer kimigo), Continue (the work dir's latest,
-//     else a new one); it opens the main agent's records in agents/main
-//     and restores the agent from them, and keeps what the user must hear:
-//     Warnings (corrupt record lines quarantined while resuming) and
-//     WriteError (the last failed records write, file and errno). The UI
-//     replay stream is built only when Options.Cards asks (the last
-//     CardTurns user turns) and is handed over once by TakeReplayCards:
-//     the session never keeps cards, and print mode builds none.
+//   - the debug export ZIP (export.go) and what-to-do hints for storage
+//     failures found by errno and path (storage_hint.go);
+//   - what the user must hear about an open: Notify while it opens (load
+//     warnings, the offline-model notice, the -c notice), Warnings (corrupt
+//     record lines quarantined while resuming) and WriteError (the last
+//     failed records write, file and errno). The UI replay stream is built
+//     only when Options.Cards asks (the last CardTurns user turns) and is
+//     handed over once by TakeReplayCards.
 //
-// It does not own: reading configuration, resolving models, profiles or
-// tools — the caller passes an Options.Agent function that returns them
-// as agent.Options; the records format and the agent's state (agent,
-// agent/records); log handlers (cmd configures them, at Session.LogPath);
-// printing messages (cmd prints the errors' texts, Error.Hint and
-// NoSessionsNotice). Fork (spec 02 §6.15, /fork, Tier 2) is not here yet.
-//
-// What cmd/kimigo calls (W = the process's working directory, absolute):
-//
-//	store := session.NewStore(session.StoreOptions{Root: dataRoot})
-//	opts := session.Options{Store: store, Env: env, WorkDir: W,
-//		AdditionalDirs: addDirs, Agent: buildAgentOptions, Logger: logger}
-//	new:      s, err := session.Create(ctx, opts)
-//	-S/-r id: s, err := session.Resume(ctx, id, opts)
-//	          // *Error CodeNotFound: print err; CodeWorkDirMismatch: print
-//	          // err, then "  "+err.Hint(), then fail with err
-//	-S alone: store.List(session.ListOptions{WorkDir: W}) for the picker
-//	-c:       s, err := session.Continue(ctx, opts)
-//	          // !s.Resumed(): print session.NoSessionsNotice(W)
-//	prompt:   s.Prompt(ctx, parts); resume hint: s.ResumeCommand()
-//	cleanup:  s.Close(ctx) (cancels the turn, flushes, unlocks)
-//	export:   sum, err := store.Find(id, W) or store.Latest(W);
-//	          store.ExportFile(ctx, sum, out, session.ExportOptions{…}),
-//	          out defaulting to filepath.Join(W, DefaultExportName(id, now))
+// It does not own: reading configuration files (the front end loads the
+// configuration at the edge and passes it), the records format and the
+// agent's state (agent, agent/records), the event vocabulary (event), log
+// handlers (the front end points its handler at Options.LogTo's path),
+// printing messages (front ends print the errors' texts, Error.Hint and
+// the notices). Fork (spec 02 §6.15, /fork, Tier 2) and subagents are
+// not here yet.
 //
 // Invariants, and the tests that guard them:
 //   - The index is only appended to, one line per write; a torn last line
@@ -81,6 +96,17 @@
 //     (session_test.go TestResumeAndContinueKeepTheConversation,
 //     TestCloseMidTurnResumes), with or without the replay stream; the
 //     cards are handed over once and only when asked for (same test).
+//   - A resumed session runs the model it had, with that model's budget
+//     and window; SetModel switches all of it, is recorded, and refuses an
+//     unknown alias changing nothing (model_test.go
+//     TestSetModelThroughTheSession; cmd/kimigo's
+//     TestResumeKeepsTheSavedModelAndItsBudget through the binary).
+//   - Approvals and questions reach an answering front end as events, and
+//     only an answer runs the call; a cancelled turn withdraws its request;
+//     without a front end every approval is denied (requests_test.go).
+//   - Every event of a session names its agent and the stream ends with
+//     Close (TestEveryEventOfASessionNamesTheMainAgent); a run's own
+//     permission mode is undone at Close (model_test.go TestModeForThisRun).
 //   - A failed records write (disk full, quota, I/O error) fails the
 //     prompt or turn at once, WriteError names the file and the errno,
 //     and the next prompt goes through once the disk recovers

@@ -48,12 +48,7 @@ func readZip(t *testing.T, name string) (names []string, files map[string]string
 func TestS35ExportZip(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Create(ctx, r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	if err := os.MkdirAll(filepath.Dir(s.LogPath()), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -3,72 +3,170 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
-	"github.com/kimigo/kimigo/llm/scripted"
+	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/session"
 )
 
-// rig is a data root and a work dir on the real file system, with a
-// scripted model shared by every session it opens.
+// rig is a data root and a work dir on the real file system, and a
+// configuration whose default model "fake" is a loopback fake model
+// server shared by every session it opens.
 type rig struct {
 	t       *testing.T
-	root    string
+	root    string // the data root of the sessions
+	cfgHome string // where config.toml is
 	workDir string
 	store   *session.Store
-	model   *scripted.Provider
+	srv     *llmtest.Server
+	cfg     *config.Config
+	notices []session.Notice
 }
 
+// newRig starts a fake server answering replies in order, one per
+// request.
 func newRig(t *testing.T, replies ...string) *rig {
 	t.Helper()
-	var responses []scripted.Response
+	var rs []llmtest.Reply
 	for _, r := range replies {
-		responses = append(responses, scripted.Text(r))
+		rs = append(rs, llmtest.Text(r))
 	}
 	base := t.TempDir()
-	r := &rig{t: t, root: filepath.Join(base, "home"), workDir: filepath.Join(base, "work"),
-		model: scripted.New(scripted.Options{Responses: responses})}
-	if err := os.MkdirAll(r.workDir, 0o755); err != nil {
-		t.Fatal(err)
+	r := &rig{t: t, root: filepath.Join(base, "home"), cfgHome: filepath.Join(base, "config"),
+		workDir: filepath.Join(base, "work"), srv: llmtest.FakeChatCompletions(t, rs...)}
+	for _, d := range []string{r.workDir, r.cfgHome} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
+	r.writeConfig(fmt.Sprintf(`default_model = "fake"
+
+[providers.fake]
+type = "openai"
+base_url = %q
+
+[models.fake]
+provider = "fake"
+model = "fake-model"
+max_context_size = 100000
+`, llmtest.ChatBaseURL(r.srv)))
 	r.store = session.NewStore(session.StoreOptions{FS: osenv.LocalFS{}, Root: r.root})
 	return r
 }
 
-// opts are session options for work dir w ("" means the rig's).
+// writeConfig replaces config.toml and loads it.
+func (r *rig) writeConfig(toml string) {
+	r.t.Helper()
+	if err := os.WriteFile(config.ConfigFile(r.cfgHome), []byte(toml), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+	cfg, warnings, err := config.Load(config.LoadOptions{Home: r.cfgHome, Env: config.Env{}})
+	if err != nil || len(warnings) > 0 {
+		r.t.Fatalf("load config: %v %v", warnings, err)
+	}
+	r.cfg = cfg
+}
+
+// opts are the options of a new session in work dir w ("" means the
+// rig's).
 func (r *rig) opts(w string) session.Options {
 	if w == "" {
 		w = r.workDir
 	}
-	return session.Options{Store: r.store, WorkDir: w,
-		Env: osenv.NewLocal(osenv.LocalOptions{Cwd: w, Environ: []string{}}),
-		Agent: func(session.AgentSetup) agent.Options {
-			return agent.Options{Provider: r.model, Config: agent.Config{SystemPrompt: "You are kimigo."}}
-		}}
+	return session.Options{Config: r.cfg, Store: r.store, Home: r.root, WorkDir: w,
+		Env: osenv.NewLocal(osenv.LocalOptions{Cwd: w, Environ: []string{}}), Version: "test",
+		Notify: func(n session.Notice) { r.notices = append(r.notices, n) }}
 }
 
-// prompt runs one prompt to the end of its turn.
+// resumeOpts resume session id from work dir w.
+func (r *rig) resumeOpts(id, w string) session.Options {
+	o := r.opts(w)
+	o.Resume = id
+	return o
+}
+
+// contOpts continue the latest session of work dir w.
+func (r *rig) contOpts(w string) session.Options {
+	o := r.opts(w)
+	o.Continue = true
+	return o
+}
+
+// ran opens a new session, runs each prompt in it and closes it.
+func (r *rig) ran(t *testing.T, prompts ...string) *session.Session {
+	t.Helper()
+	s, err := session.Open(t.Context(), r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prompts {
+		prompt(t, s, p)
+	}
+	closeSession(t, s)
+	return s
+}
+
+// start opens a new session answering requests as requests says,
+// subscribes to it and sends text; the test closes both at its end.
+func (r *rig) start(t *testing.T, requests session.Requests, text string) (*session.Session, *event.Subscription) {
+	t.Helper()
+	o := r.opts("")
+	o.Requests = requests
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	if err := s.Prompt(t.Context(), textParts(text)); err != nil {
+		t.Fatal(err)
+	}
+	return s, sub
+}
+
+// prompt runs one prompt to the end of its turn, which must complete.
 func prompt(t *testing.T, s *session.Session, text string) {
 	t.Helper()
-	ctx := t.Context()
-	l, err := s.Prompt(ctx, []llm.ContentPart{llm.TextPart(text)})
-	if err != nil || !l.Launched {
-		t.Fatalf("Prompt(%q) = %+v, %v", text, l, err)
+	if ended := run(t, s, text); ended.Reason != event.EndCompleted {
+		t.Fatalf("turn of %q ended %+v", text, ended)
 	}
-	res, err := s.Agent().WaitForCurrentTurn(ctx)
-	if err != nil {
-		t.Fatalf("turn of %q: %v", text, err)
+}
+
+// run sends a prompt and reads the session's events until its turn ended.
+func run(t *testing.T, s *session.Session, text string) event.TurnEnded {
+	t.Helper()
+	sub := s.Subscribe()
+	defer sub.Close()
+	if err := s.Prompt(t.Context(), []llm.ContentPart{llm.TextPart(text)}); err != nil {
+		t.Fatalf("Prompt(%q): %v", text, err)
 	}
-	if res.Event.Reason != "completed" {
-		t.Fatalf("turn of %q ended %q", text, res.Event.Reason)
+	return waitEnded(t, sub)
+}
+
+// waitEnded reads sub until the main agent's turn.ended.
+func waitEnded(t *testing.T, sub *event.Subscription) event.TurnEnded {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard, not a measurement
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for turn.ended: %v", err)
+		}
+		if e, ok := ev.(event.TurnEnded); ok {
+			return e
+		}
 	}
 }
 
@@ -77,6 +175,23 @@ func closeSession(t *testing.T, s *session.Session) {
 	if err := s.Close(context.WithoutCancel(t.Context())); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
+}
+
+// sentMessages are the wire messages of the fake server's request i
+// (negative: from the end).
+func (r *rig) sentMessages(i int) []map[string]any {
+	r.t.Helper()
+	reqs := r.srv.Requests()
+	if i < 0 {
+		i += len(reqs)
+	}
+	var body struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(reqs[i].Body, &body); err != nil {
+		r.t.Fatal(err)
+	}
+	return body.Messages
 }
 
 // fileState is what snapshot records of one file.
@@ -110,7 +225,7 @@ func snapshot(t *testing.T, dir string) map[string]fileState {
 		out[p] = st
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
 	return out
@@ -132,25 +247,3 @@ func readState(t *testing.T, dir string) map[string]any {
 func textParts(s string) []llm.ContentPart { return []llm.ContentPart{llm.TextPart(s)} }
 
 func textOf(m llm.Message) string { return llm.ExtractText(m, "\n") }
-
-// blockingModel is a model whose every answer waits until its request is
-// cancelled: a run that can only end by being interrupted.
-type blockingModel struct {
-	*scripted.Provider
-	started chan struct{} // closed by the first Generate
-	once    *sync.Once
-}
-
-func newBlockingModel() blockingModel {
-	return blockingModel{Provider: scripted.New(scripted.Options{}), started: make(chan struct{}), once: &sync.Once{}}
-}
-
-func (b blockingModel) WithThinking(string) llm.Provider { return b }
-
-func (b blockingModel) WithMaxCompletionTokens(int, llm.ContextBudget) llm.Provider { return b }
-
-func (b blockingModel) Generate(ctx context.Context, _ *llm.Request) (llm.Stream, error) {
-	b.once.Do(func() { close(b.started) })
-	<-ctx.Done()
-	return nil, llm.Aborted(ctx)
-}

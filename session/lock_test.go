@@ -22,15 +22,10 @@ import (
 func TestS69SessionHeldByAnotherProcess(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Create(ctx, r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 
 	cmd := exec.CommandContext(ctx, os.Args[0])
-	cmd.Env = childEnv("hold", r.root, r.workDir, s.ID())
+	cmd.Env = childEnv("hold", r, s.ID())
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +47,8 @@ func TestS69SessionHeldByAnotherProcess(t *testing.T) {
 		name string
 		run  func() (*session.Session, error)
 	}{
-		{"resume by id", func() (*session.Session, error) { return session.Resume(ctx, s.ID(), r.opts("")) }},
-		{"continue", func() (*session.Session, error) { return session.Continue(ctx, r.opts("")) }},
+		{"resume by id", func() (*session.Session, error) { return session.Open(ctx, r.resumeOpts(s.ID(), "")) }},
+		{"continue", func() (*session.Session, error) { return session.Open(ctx, r.contOpts("")) }},
 	} {
 		_, err = open.run()
 		lock := filepath.Join(s.Dir(), session.LockFileName)
@@ -76,7 +71,7 @@ func TestS69SessionHeldByAnotherProcess(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("child: %v", err)
 	}
-	again, err := session.Resume(ctx, s.ID(), r.opts(""))
+	again, err := session.Open(ctx, r.resumeOpts(s.ID(), ""))
 	if err != nil {
 		t.Fatalf("Resume after the holder exited: %v", err)
 	}
@@ -87,18 +82,18 @@ func TestS69SessionHeldByAnotherProcess(t *testing.T) {
 func TestSessionOpensOnceInProcess(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	s, err := session.Create(ctx, r.opts(""))
+	s, err := session.Open(ctx, r.opts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := session.Resume(ctx, s.ID(), r.opts("")); !errors.Is(err, session.ErrInUse) {
+	if _, err := session.Open(ctx, r.resumeOpts(s.ID(), "")); !errors.Is(err, session.ErrInUse) {
 		t.Errorf("second open in this process = %v, want ErrInUse", err)
 	}
 	closeSession(t, s)
 	if err := s.Close(ctx); err != nil {
 		t.Errorf("second Close = %v, want the first's (nil)", err)
 	}
-	again, err := session.Resume(ctx, s.ID(), r.opts(""))
+	again, err := session.Open(ctx, r.resumeOpts(s.ID(), ""))
 	if err != nil {
 		t.Fatalf("open after Close: %v", err)
 	}

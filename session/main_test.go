@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -18,13 +19,14 @@ const (
 	helperRootEnv    = "KIMIGO_SESSION_TEST_ROOT"
 	helperWorkDirEnv = "KIMIGO_SESSION_TEST_WORKDIR"
 	helperIDEnv      = "KIMIGO_SESSION_TEST_ID"
+	helperConfigEnv  = "KIMIGO_SESSION_TEST_CONFIG"
 )
 
 // childEnv is the environment of a helper child. The race detector's exit
 // delay is turned off so that children end promptly.
-func childEnv(mode, root, workDir, id string) []string {
-	env := append(os.Environ(), helperEnv+"="+mode, helperRootEnv+"="+root,
-		helperWorkDirEnv+"="+workDir, helperIDEnv+"="+id)
+func childEnv(mode string, r *rig, id string) []string {
+	env := append(os.Environ(), helperEnv+"="+mode, helperRootEnv+"="+r.root,
+		helperWorkDirEnv+"="+r.workDir, helperIDEnv+"="+id, helperConfigEnv+"="+r.cfgHome)
 	return append(env, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 }
 
@@ -44,8 +46,13 @@ func TestMain(m *testing.M) {
 // stdin closes.
 func helperHold() int {
 	ctx := context.Background()
-	store := session.NewStore(session.StoreOptions{Root: os.Getenv(helperRootEnv)})
-	s, err := session.Resume(ctx, os.Getenv(helperIDEnv), session.Options{Store: store, WorkDir: os.Getenv(helperWorkDirEnv)})
+	cfg, _, err := config.Load(config.LoadOptions{Home: os.Getenv(helperConfigEnv), Env: config.Env{}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	s, err := session.Open(ctx, session.Options{Config: cfg, Home: os.Getenv(helperRootEnv),
+		WorkDir: os.Getenv(helperWorkDirEnv), Resume: os.Getenv(helperIDEnv)})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

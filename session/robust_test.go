@@ -15,8 +15,9 @@ import (
 	"github.com/kimigo/kimigo/agent/history/historytest"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
-	"github.com/kimigo/kimigo/llm/scripted"
+	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
 	"github.com/kimigo/kimigo/session"
@@ -29,7 +30,7 @@ func wireOf(s *session.Session) string {
 // userTexts is the text of every user message the next request carries.
 func userTexts(t *testing.T, s *session.Session) []string {
 	t.Helper()
-	req, err := s.Agent().NextRequest(t.Context())
+	req, err := session.NextRequest(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,19 +62,19 @@ func TestSessionSurvivesWriteFailures(t *testing.T) {
 			r := newRig(t, "one", "two", "three")
 			ffs := osenvtest.NewFaultFS(osenv.LocalFS{})
 			r.store = session.NewStore(session.StoreOptions{FS: ffs, Root: r.root})
-			s, err := session.Create(t.Context(), r.opts(""))
+			s, err := session.Open(t.Context(), r.opts(""))
 			if err != nil {
 				t.Fatal(err)
 			}
 			prompt(t, s, "first")
 
 			clear := ffs.Inject(tt.fault)
-			_, err = s.Prompt(t.Context(), textParts("second"))
+			err = s.Prompt(t.Context(), textParts("second"))
 			var fe *turn.FlushError
-			if !errors.As(err, &fe) || turn.ToErrorPayload(err).Code != turn.CodeRecordsWriteFailed {
+			if !errors.As(err, &fe) || event.ErrorOf(err).Code != event.CodeRecordsWriteFailed {
 				t.Fatalf("Prompt while the disk fails = %v, want a records.write_failed error", err)
 			}
-			msg := turn.ToErrorPayload(err).Message
+			msg := event.ErrorOf(err).Message
 			if !strings.Contains(msg, wireOf(s)) || !strings.Contains(msg, "("+tt.errno+")") {
 				t.Errorf("the error %q does not name %s and %s", msg, wireOf(s), tt.errno)
 			}
@@ -87,7 +88,7 @@ func TestSessionSurvivesWriteFailures(t *testing.T) {
 			closeSession(t, s)
 
 			r.store = session.NewStore(session.StoreOptions{Root: r.root})
-			s, err = session.Resume(t.Context(), s.ID(), r.opts(""))
+			s, err = session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,17 +115,8 @@ func TestResumeQuarantinesACorruptLine(t *testing.T) {
 
 func resumeWithCorruptLine(t *testing.T, torn string) {
 	r := newRig(t)
-	r.model = scripted.New(scripted.Options{Responses: []scripted.Response{
-		scripted.ToolCalls(scripted.Call{ID: "call_1", Name: "Nope", Arguments: `{}`}),
-		scripted.Text("done"),
-		scripted.Text("again"),
-	}})
-	s, err := session.Create(t.Context(), r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "use a tool")
-	closeSession(t, s)
+	r.srv.Add(llmtest.ToolCall("call_1", "Nope", `{}`), llmtest.Text("done"), llmtest.Text("again"))
+	s := r.ran(t, "use a tool")
 
 	wire := wireOf(s)
 	data, err := os.ReadFile(wire)
@@ -147,7 +139,7 @@ func resumeWithCorruptLine(t *testing.T, torn string) {
 		t.Fatal(err)
 	}
 
-	s, err = session.Resume(t.Context(), s.ID(), r.opts(""))
+	s, err = session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
 	if err != nil {
 		t.Fatalf("Resume with a corrupt middle line: %v", err)
 	}
@@ -160,7 +152,7 @@ func resumeWithCorruptLine(t *testing.T, torn string) {
 	if b, err := os.ReadFile(side); err != nil || !bytes.Contains(b, lines[lineNo-1]) {
 		t.Errorf("side file %s lacks the line: %q, %v", side, b, err)
 	}
-	req, err := s.Agent().NextRequest(t.Context())
+	req, err := session.NextRequest(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,12 +168,7 @@ func resumeWithCorruptLine(t *testing.T, torn string) {
 // the data root changes: no lock pid, no record, no quarantine.
 func TestResumeRefusesALogFromANewerKimigo(t *testing.T) {
 	r := newRig(t, "ok")
-	s, err := session.Create(t.Context(), r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	wire := wireOf(s)
 	newer := `{"type":"metadata","protocol_version":"9.1","created_at":1}` + "\n" + `{"type":"future.thing"` + "\n"
 	if err := os.WriteFile(wire, []byte(newer), 0o600); err != nil {
@@ -189,8 +176,8 @@ func TestResumeRefusesALogFromANewerKimigo(t *testing.T) {
 	}
 	before := snapshot(t, r.root)
 	for _, open := range []func() (*session.Session, error){
-		func() (*session.Session, error) { return session.Resume(t.Context(), s.ID(), r.opts("")) },
-		func() (*session.Session, error) { return session.Continue(t.Context(), r.opts("")) },
+		func() (*session.Session, error) { return session.Open(t.Context(), r.resumeOpts(s.ID(), "")) },
+		func() (*session.Session, error) { return session.Open(t.Context(), r.contOpts("")) },
 	} {
 		_, err := open()
 		var se *session.Error
@@ -216,12 +203,7 @@ func TestRepairIndex(t *testing.T) {
 	r := newRig(t, "a", "b")
 	var ids, dirs []string
 	for range 2 {
-		s, err := session.Create(t.Context(), r.opts(""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		prompt(t, s, "hi")
-		closeSession(t, s)
+		s := r.ran(t, "hi")
 		ids, dirs = append(ids, s.ID()), append(dirs, s.Dir())
 	}
 	index := filepath.Join(r.root, session.IndexFileName)
@@ -278,9 +260,41 @@ func TestRepairIndex(t *testing.T) {
 		t.Errorf("second RepairIndex = %+v, %v; want nothing to do", rep, err)
 	}
 	// The session without state.json resumes, and gets it back.
-	s, err := session.Resume(t.Context(), ids[1], r.opts(""))
+	s, err := session.Open(t.Context(), r.resumeOpts(ids[1], ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	closeSession(t, s)
+}
+
+// A session whose log holds records this kimigo cannot restore yet (a
+// goal, plan mode) resumes, warns once per type naming it, and keeps the
+// records in the log.
+func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
+	r := newRig(t, "ok", "again")
+	s := r.ran(t, "hi")
+	wire := wireOf(s)
+	f, err := os.OpenFile(wire, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := `{"type":"goal.create","goalId":"g","objective":"ship","time":9}` + "\n" + `{"type":"plan_mode.enter","id":"p","time":9}` + "\n"
+	if _, err := f.WriteString(extra); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	again, err := session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, again)
+	w := strings.Join(again.Warnings(), "\n")
+	if !strings.Contains(w, "goal.create") || !strings.Contains(w, "plan_mode.enter") || len(again.Warnings()) != 2 {
+		t.Errorf("Warnings = %q, want one line each for goal.create and plan_mode.enter", again.Warnings())
+	}
+	prompt(t, again, "still works")
+	if b, err := os.ReadFile(wire); err != nil || !strings.Contains(string(b), extra) {
+		t.Errorf("the records were not kept: %v", err)
+	}
 }

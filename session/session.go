@@ -5,68 +5,106 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/osenv"
 )
 
-// AgentSetup is what the main agent of a session is built for. Options.Agent
-// receives it and returns the agent's options.
-type AgentSetup struct {
-	SessionID  string
-	SessionDir string
-	// Home is the agent's home directory, <session>/agents/main.
-	Home    string
-	WorkDir string
-	// AdditionalDirs are the session's saved --add-dir directories plus
-	// this run's, saved ones first, without repeats.
-	AdditionalDirs []string
-	// Resuming is set when the agent will be restored from its records;
-	// its Config then only applies to a log that has none yet.
-	Resuming bool
-}
-
-// Options open a Session. They are already resolved: the caller (cmd)
-// has read the configuration and picked the model, the profile and the
-// tools; the session only puts them on a session directory.
+// Options open a Session: everything a front end knows when it starts.
+// The configuration is read at the edge and handed over loaded; the
+// session resolves the model, the profile, the tools, the permission
+// rules and the workspace from it, and builds the agent.
 type Options struct {
-	// Store is the session store. Required.
+	// Config is the loaded configuration. Required.
+	Config *config.Config
+	// Home is the data root ($KIMIGO_HOME, else ~/.kimigo): sessions, the
+	// user's agent files and "always" rules live under it. Required
+	// unless Store is set, whose root it then defaults to.
+	Home string
+	// Store is the session store; nil means one over Home.
 	Store *Store
-	// Env is the OS seam handed to the agent when its options have none.
-	Env osenv.Env
 	// WorkDir is the work dir W (the process's working directory), an
 	// absolute path. Required.
 	WorkDir string
-	// AdditionalDirs are this run's --add-dir directories, absolute. A new
-	// session records them; a resumed one uses them for this run only.
-	AdditionalDirs []string
-	// Agent builds the main agent's options; nil means agent.Options{}.
-	// The session then sets Persistence (the records in Home; a value the
-	// function set is replaced), and, where left empty, HomeDir, Env,
-	// Logger and Config.Cwd.
-	Agent func(AgentSetup) agent.Options
-	// Logger receives the session's logs; nil discards.
-	Logger *slog.Logger
+	// UserHome is the user's home directory, for "~" in local.toml; ""
+	// when unknown.
+	UserHome string
+	// Env is the OS seam of the agent's tools; nil means the local
+	// machine, in WorkDir.
+	Env osenv.Env
+
+	// Resume is the id of a session to resume (-r, -S). A session recorded
+	// under another work dir is a CodeWorkDirMismatch error whose Hint is
+	// the command that works, and nothing is opened or written.
+	Resume string
+	// Continue resumes the work dir's latest session (-c), or creates a
+	// new one when it has none (Notify gets NoSessionsNotice).
+	Continue bool
+	// Model is the model alias of a new session, or the one a resumed
+	// session switches to (-m); the switch is recorded. "" means
+	// default_model (or the KIMI_MODEL_* model, or the offline model) for a
+	// new session and the saved model for a resumed one.
+	Model string
+	// Agent is the profile of a new session (--agent) and AgentFiles the
+	// agent files to load (--agent-file).
+	Agent      string
+	AgentFiles []string
+	// AddDirs are this run's --add-dir directories, absolute or relative
+	// to WorkDir; each must exist. A new session records them; a resumed
+	// one uses them for this run only.
+	AddDirs []string
+	// Mode is the permission mode to run in; "" keeps a resumed session's
+	// and starts a new one in default_permission_mode (manual when unset).
+	// ModeForThisRun restores a resumed session's own mode at Close (print
+	// mode, spec 06 §1.4 rule 5).
+	Mode           event.PermissionMode
+	ModeForThisRun bool
+	// Requests says who answers approval requests and questions; the zero
+	// value, Declined, denies and dismisses them.
+	Requests Requests
+	// Version is kimigo's version, for the providers' User-Agent.
+	Version string
 	// Cards asks a resume for the main agent's UI replay stream (spec 02
 	// §6.12), limited to the last *CardTurns user turns (§6.13; nil keeps
-	// all); TakeReplayCards hands it over once. Without Cards (print mode)
-	// no card is built.
+	// all); TakeReplayCards hands it over once. Without Cards no card is
+	// built.
 	Cards     bool
 	CardTurns *int
+
+	// Logger receives the session's logs; nil discards.
+	Logger *slog.Logger
+	// LogTo, when set, is called with the session's log file
+	// (<session>/logs/kimigo.log) as soon as the session is known, before
+	// its agent logs anything: the caller points its handler there.
+	LogTo func(path string)
+	// Notify, when set, gets what the user should hear while the session
+	// opens: load warnings, the offline-model notice, the -c notice.
+	Notify func(Notice)
 }
 
-// Session hosts a main agent on a session directory: it holds the session
-// lock for its lifetime, keeps the agent's records in agents/main, and
-// keeps state.json's title and lastPrompt up to date. Every method is safe
-// for concurrent use.
+// Notice is something the user should hear while a session opens.
+// Warnings are printed as "Warning: <Text>", notices as they are.
+type Notice struct {
+	Text    string
+	Warning bool
+}
+
+// Session hosts the agents of one session on its directory: it holds the
+// session lock for its lifetime, keeps the main agent's records in
+// agents/main and state.json's title and lastPrompt up to date, and is the
+// one way a front end drives the agents (see the package doc). Every
+// method is safe for concurrent use.
 type Session struct {
 	store      *Store
 	id         string
@@ -74,9 +112,14 @@ type Session struct {
 	workDir    string
 	additional []string
 	agent      *agent.Agent
+	bus        *event.Bus
+	broker     *broker
+	models     *models
 	resumed    bool
 	replay     agent.ResumeResult // without its cards
 	logger     *slog.Logger
+	// restoreMode is the mode Close restores (ModeForThisRun); "" none.
+	restoreMode permission.Mode
 
 	closeOnce sync.Once
 	closeErr  error
@@ -88,52 +131,35 @@ type Session struct {
 	cards    []replay.Card // guarded by mu: the replay stream until taken
 }
 
-// Create makes a new session for opts.WorkDir and opens it.
-func Create(ctx context.Context, opts Options) (*Session, error) {
-	if err := opts.check(); err != nil {
+// Open opens a session for a front end: the one Options.Resume names, the
+// work dir's latest (Options.Continue), or a new one; its main agent is
+// built from the configuration and, when resumed, restored from its
+// records with the model it had. What can fail (the model, the agent
+// files, the profile, local.toml, the --add-dir dirs) is resolved before
+// anything is written, so a failed Open of a new session creates nothing.
+// A session open in another process is a CodeInUse error; a log written by
+// a newer kimigo a CodeLogTooNew error.
+func Open(ctx context.Context, o Options) (*Session, error) {
+	if err := o.check(); err != nil {
 		return nil, err
 	}
-	sum, err := opts.Store.Create("", opts.WorkDir, opts.AdditionalDirs)
+	o = o.withDefaults()
+	builtin := startBuiltinProfiles()
+	defer func() { _, _ = builtin() }() // the parse ends before Open returns
+	sum, resuming, err := o.selectSession()
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, opts, sum, false)
-}
-
-// Resume opens session id and restores its agent (spec 06 §1.4 rule 1).
-// An unknown id is a CodeNotFound error; a session recorded under another
-// work dir is a CodeWorkDirMismatch error, whose Hint is the command to
-// run instead, and nothing is opened or written. A session open in
-// another process is a CodeInUse error.
-func Resume(ctx context.Context, id string, opts Options) (*Session, error) {
-	if err := opts.check(); err != nil {
-		return nil, err
-	}
-	sum, err := opts.Store.Find(id, opts.WorkDir)
+	p, err := prepare(ctx, o, resuming, builtin)
 	if err != nil {
 		return nil, err
 	}
-	if !opts.Store.sameDir(sum.WorkDir, opts.WorkDir) {
-		return nil, &Error{Code: CodeWorkDirMismatch, ID: id, WorkDir: sum.WorkDir}
+	if !resuming {
+		if sum, err = o.Store.Create("", o.WorkDir, p.addDirs); err != nil {
+			return nil, err
+		}
 	}
-	return open(ctx, opts, sum, true)
-}
-
-// Continue resumes the most recently updated session of opts.WorkDir, or
-// creates a new one when the work dir has none (spec 06 §1.4 rule 3); then
-// Resumed is false and the caller prints NoSessionsNotice.
-func Continue(ctx context.Context, opts Options) (*Session, error) {
-	if err := opts.check(); err != nil {
-		return nil, err
-	}
-	sum, ok, err := opts.Store.Latest(opts.WorkDir)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return Create(ctx, opts)
-	}
-	return open(ctx, opts, sum, true)
+	return open(ctx, o, sum, resuming, p)
 }
 
 // NoSessionsNotice is what -c prints when the work dir has no session.
@@ -142,20 +168,70 @@ func NoSessionsNotice(workDir string) string {
 }
 
 func (o Options) check() error {
-	if o.Store == nil {
-		return errors.New("open session: no store given")
-	}
-	if !filepath.IsAbs(o.WorkDir) && !isWindowsPath(o.WorkDir) {
+	switch {
+	case o.Config == nil:
+		return errors.New("open session: no configuration given")
+	case o.Store == nil && o.Home == "":
+		return errors.New("open session: no data root given")
+	case !filepath.IsAbs(o.WorkDir) && !isWindowsPath(o.WorkDir):
 		return fmt.Errorf("open session: work dir %q is not absolute", o.WorkDir)
+	case o.Resume != "" && o.Continue:
+		return errors.New("open session: both a session id and continue given")
 	}
 	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Notify == nil {
+		o.Notify = func(Notice) {}
+	}
+	if o.Store == nil {
+		o.Store = NewStore(StoreOptions{Root: o.Home, Logger: o.Logger,
+			OnWarning: func(msg string) { o.Notify(Notice{Text: msg, Warning: true}) }})
+	}
+	if o.Home == "" {
+		o.Home = o.Store.root
+	}
+	if o.Env == nil {
+		o.Env = osenv.NewLocal(osenv.LocalOptions{Cwd: o.WorkDir})
+	}
+	return o
+}
+
+// selectSession picks the session to resume, or none for a new one (spec
+// 06 §1.4 rules 1, 3 and 4).
+func (o Options) selectSession() (Summary, bool, error) {
+	switch {
+	case o.Resume != "":
+		sum, err := o.Store.Find(o.Resume, o.WorkDir)
+		if err != nil {
+			return Summary{}, false, err
+		}
+		if !o.Store.sameDir(sum.WorkDir, o.WorkDir) {
+			return Summary{}, false, &Error{Code: CodeWorkDirMismatch, ID: o.Resume, WorkDir: sum.WorkDir}
+		}
+		return sum, true, nil
+	case o.Continue:
+		sum, ok, err := o.Store.Latest(o.WorkDir)
+		if err != nil {
+			return Summary{}, false, err
+		}
+		if !ok {
+			o.Notify(Notice{Text: NoSessionsNotice(o.WorkDir)})
+		}
+		return sum, ok, nil
+	}
+	return Summary{}, false, nil
 }
 
 // open locks the session, then builds (and, resuming, restores) its main
 // agent. When the lock is held, or a newer kimigo wrote the records,
 // nothing is written.
-func open(ctx context.Context, opts Options, sum Summary, resuming bool) (*Session, error) {
-	store := opts.Store
+func open(ctx context.Context, o Options, sum Summary, resuming bool, p plan) (*Session, error) {
+	store := o.Store
 	if resuming {
 		err := records.CheckVersion(store.fs, filepath.Join(agentHome(sum.Dir, MainAgentID), records.LogFileName))
 		var ne *records.NewerVersionError
@@ -171,44 +247,44 @@ func open(ctx context.Context, opts Options, sum Summary, resuming bool) (*Sessi
 		return nil, err
 	}
 	s := &Session{store: store, id: sum.ID, dir: sum.Dir, workDir: sum.WorkDir, resumed: resuming,
-		unlock: unlock, logger: opts.Logger}
-	if s.logger == nil {
-		s.logger = slog.New(slog.DiscardHandler)
+		unlock: unlock, logger: o.Logger.With("session_id", sum.ID)}
+	if o.LogTo != nil {
+		o.LogTo(s.LogPath())
 	}
-	s.logger = s.logger.With("session_id", sum.ID)
-	if err := s.start(ctx, opts); err != nil {
+	if err := s.start(ctx, o, p); err != nil {
+		if s.agent != nil {
+			if cerr := s.agent.Close(context.WithoutCancel(ctx)); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}
 		if uerr := unlock(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock session %s: %w", sum.ID, uerr))
 		}
 		return nil, err
 	}
 	if resuming {
-		s.logger.Info("session resumed", "records", s.replay.Records)
+		s.logger.Info("session resumed", "records", s.replay.Records, "model", s.agent.Model().Alias)
 	} else {
-		s.logger.Info("session opened")
+		s.logger.Info("session opened", "model", s.agent.Model().Alias)
 	}
 	return s, nil
 }
 
-// start reads the state, opens the records and builds the agent; the
+// start reads the state, opens the records, builds the agent and, for a
+// resumed session, restores it; then the run's permission mode. The
 // caller holds the lock.
-func (s *Session) start(ctx context.Context, opts Options) error {
+func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	state, err := readState(s.store.fs, s.dir)
 	if errors.Is(err, ErrStateNotFound) { // lost in a crash right after mkdir: rebuild it
-		state = newState(s.store.now(), s.dir, s.workDir, opts.AdditionalDirs)
+		state = newState(s.store.now(), s.dir, s.workDir, p.addDirs)
 		err = writeState(s.store.fs, s.dir, state)
 	}
 	if err != nil {
 		return err
 	}
-	s.additional = mergeDirs(state.AdditionalDirs, opts.AdditionalDirs)
-	setup := AgentSetup{SessionID: s.id, SessionDir: s.dir, Home: agentHome(s.dir, MainAgentID),
-		WorkDir: s.workDir, AdditionalDirs: slices.Clone(s.additional), Resuming: s.resumed}
-	var ao agent.Options
-	if opts.Agent != nil {
-		ao = opts.Agent(setup)
-	}
-	p, err := records.OpenFile(records.FileOptions{FS: s.store.fs, Dir: setup.Home, Logger: s.logger,
+	s.additional = union(state.AdditionalDirs, p.addDirs) // saved ones first, without repeats
+	persistence, err := records.OpenFile(records.FileOptions{FS: s.store.fs, Dir: agentHome(s.dir, MainAgentID),
+		Logger: s.logger,
 		OnError: func(err error) {
 			s.logger.Warn("session records write failed", "err", err)
 			s.mu.Lock()
@@ -223,44 +299,45 @@ func (s *Session) start(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("open session %s: %w", s.id, err)
 	}
-	ao.Persistence = p
-	if ao.HomeDir == "" {
-		ao.HomeDir = setup.Home
-	}
-	if ao.Env == nil {
-		ao.Env = opts.Env
-	}
-	if ao.Logger == nil {
-		ao.Logger = s.logger
-	}
-	if ao.Config.Cwd == "" {
-		ao.Config.Cwd = s.workDir
+	s.bus = event.NewBus(event.BusOptions{})
+	s.broker = newBroker(s.bus)
+	s.models = newModels(o.Config, o.Version, s.id, s.logger)
+	ao, err := s.agentOptions(o, p, persistence)
+	if err != nil {
+		_ = persistence.Close(ctx) // nothing was written through it
+		return err
 	}
 	s.agent = agent.New(ao)
-	if !s.resumed {
-		return nil
-	}
-	res, err := s.agent.Resume(ctx, agent.ResumeOptions{Cards: opts.Cards, CardTurns: opts.CardTurns})
-	if err != nil {
-		if cerr := s.agent.Close(context.WithoutCancel(ctx)); cerr != nil {
-			err = errors.Join(err, cerr)
+	if s.resumed {
+		res, err := s.agent.Resume(ctx, agent.ResumeOptions{Cards: o.Cards, CardTurns: o.CardTurns, Model: o.Model})
+		if err != nil {
+			return fmt.Errorf("resume session %s: %w", s.id, err)
 		}
-		return fmt.Errorf("resume session %s: %w", s.id, err)
+		s.cards, res.Cards = res.Cards, nil
+		s.replay = res
+		s.mu.Lock()
+		s.warnings = append(s.warnings, res.Unrestored...)
+		s.mu.Unlock()
+	} else if err := s.agent.SetActiveTools(ctx, p.active); err != nil {
+		return err
 	}
-	s.cards, res.Cards = res.Cards, nil
-	s.replay = res
-	return nil
+	return s.runMode(ctx, o)
 }
 
-// mergeDirs is saved followed by the run's directories not already in it.
-func mergeDirs(saved, run []string) []string {
-	out := slices.Clone(saved)
-	for _, d := range run {
-		if !slices.Contains(out, d) {
-			out = append(out, d)
-		}
+// runMode switches to the run's permission mode (spec 06 §1.4 rules 4–5).
+func (s *Session) runMode(ctx context.Context, o Options) error {
+	mode := permission.Mode(o.Mode)
+	if mode == "" && !s.resumed {
+		mode = permission.Mode(o.Config.DefaultPermissionMode)
 	}
-	return out
+	current := s.agent.Permission().Mode()
+	if mode == "" || mode == current {
+		return nil
+	}
+	if s.resumed && o.ModeForThisRun {
+		s.restoreMode = current
+	}
+	return s.agent.SetPermissionMode(ctx, mode)
 }
 
 // sameDir compares work dirs after path resolution: equal once
@@ -286,9 +363,6 @@ func (s *Session) WorkDir() string { return s.workDir }
 // AdditionalDirs are the session's saved directories plus this run's.
 func (s *Session) AdditionalDirs() []string { return slices.Clone(s.additional) }
 
-// Agent is the main agent.
-func (s *Session) Agent() *agent.Agent { return s.agent }
-
 // Resumed reports whether the session existed before this open.
 func (s *Session) Resumed() bool { return s.resumed }
 
@@ -311,7 +385,8 @@ func (s *Session) TakeReplayCards() []replay.Card {
 }
 
 // Warnings are what the user should hear about the open: corrupt lines of
-// the records that were skipped and quarantined, naming file and line.
+// the records that were skipped and quarantined, naming file and line, and
+// records of a kind this kimigo cannot restore yet (kept in the log).
 func (s *Session) Warnings() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -339,20 +414,95 @@ func (s *Session) ResumeCommand() string { return ResumeCommand(s.id) }
 // State reads the session's state.json.
 func (s *Session) State() (State, error) { return readState(s.store.fs, s.dir) }
 
-// Prompt sends user input to the main agent. Once the agent accepted it
-// (a turn launched, or the input waits for a compaction), state.json's
-// lastPrompt, title and updatedAt are updated from it; a failure to write
-// them is logged, not returned: the prompt already runs.
-func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) (turn.Launch, error) {
+// Prompt sends the user's input to the main agent: a turn starts with
+// it, or it waits for a running compaction. While a turn runs it is
+// refused with an agent.BusyError (code turn.agent_busy) and an error
+// event. Once accepted, state.json's lastPrompt, title and updatedAt are
+// updated from it; a failure to write them is logged, not returned: the
+// prompt already runs. What the turn does arrives as events.
+func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) error {
 	l, err := s.agent.Prompt(ctx, input, nil)
-	if err != nil || !(l.Launched || l.Buffered) {
-		return l, err
+	if err != nil {
+		return err
+	}
+	if !l.Launched && !l.Buffered {
+		return &agent.BusyError{Op: "prompt", TurnID: l.TurnID}
 	}
 	if err := s.RecordPrompt(PromptText(input)); err != nil {
 		s.logger.Warn("update session state after prompt", "err", err)
 	}
-	return l, nil
+	return nil
 }
+
+// Steer gives the user's input to the running turn at its next step
+// boundary, or starts a turn with it when the main agent is idle.
+func (s *Session) Steer(ctx context.Context, input []llm.ContentPart) error {
+	_, err := s.agent.Steer(ctx, input, nil)
+	return err
+}
+
+// Cancel cancels the main agent's running turn, if any, with cause (nil:
+// the user cancelled it); the turn ends with turn.ended {cancelled}.
+func (s *Session) Cancel(ctx context.Context, cause error) error {
+	return s.agent.Cancel(ctx, nil, cause)
+}
+
+// Compact compacts the main agent's conversation now (/compact),
+// optionally focused by instruction, and returns when it ended; see
+// agent.Agent.Compact.
+func (s *Session) Compact(ctx context.Context, instruction string) error {
+	return s.agent.Compact(ctx, instruction)
+}
+
+// SetMode switches the main agent's permission mode; the switch is
+// recorded. An unknown mode is an error naming it.
+func (s *Session) SetMode(ctx context.Context, mode event.PermissionMode) error {
+	m, err := permission.ParseMode(string(mode))
+	if err != nil {
+		return err
+	}
+	return s.agent.SetPermissionMode(ctx, m)
+}
+
+// SetModel switches the main agent to the configured model alias names
+// (/model): provider, completion cap, window and compaction change
+// together and the switch is recorded. An alias that is not configured,
+// or a model whose window is smaller than the conversation, is an error
+// naming the alias, and nothing changes.
+func (s *Session) SetModel(ctx context.Context, alias string) error {
+	return s.agent.SetModel(ctx, alias)
+}
+
+// AnswerApproval answers the open approval request id (from an
+// event.ApprovalRequested). An unknown choice is an error naming it, and
+// a request that is not open an ErrNoRequest error.
+func (s *Session) AnswerApproval(id string, a event.ApprovalAnswer) error {
+	if _, err := permission.Response(a); err != nil {
+		return fmt.Errorf("answer request %q: %w", id, err)
+	}
+	return s.broker.answer(id, answerMsg{approval: a})
+}
+
+// AnswerQuestion answers the open question request id (from an
+// event.QuestionRequested) with the chosen labels keyed by question text;
+// nil dismisses the questions. A request that is not open is an
+// ErrNoRequest error.
+func (s *Session) AnswerQuestion(id string, answers map[string]string) error {
+	return s.broker.answer(id, answerMsg{answers: maps.Clone(answers)})
+}
+
+// Subscribe returns a subscription to the events of the session's agents
+// (package event); read it with Next from one goroutine and close it when
+// done. Events published before it are not in it: Status gives the
+// current state to start from.
+func (s *Session) Subscribe() *event.Subscription { return s.bus.Subscribe() }
+
+// Status is the main agent's status now (agent.status.updated).
+func (s *Session) Status() event.Status { return s.agent.Status() }
+
+// Model is the configuration's view of the main agent's model now, for
+// what-to-check hints; the zero Model when none is bound.
+func (s *Session) Model() config.Model { return s.models.model(s.agent.Model().Alias) }
 
 // RecordPrompt updates lastPrompt, title (while it is the default) and
 // updatedAt for a user prompt whose text is text (spec 06 §4.3); callers
@@ -373,12 +523,21 @@ func (s *Session) RecordPrompt(text string) error {
 // empty is a CodeTitleEmpty error.
 func (s *Session) Rename(title string) error { return s.store.rename(s.id, s.dir, title) }
 
-// Close cancels the running turn, waits for it, closes the agent (its
-// records are flushed) and releases the session lock. Later calls return
-// the first call's error.
+// Close restores the permission mode a run switched away from
+// (ModeForThisRun), cancels the running turn, waits for it, closes the
+// agent (its records are flushed), ends every subscription after what is
+// queued, and releases the session lock. Later calls return the first
+// call's error.
 func (s *Session) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
-		err := s.agent.Close(ctx)
+		var err error
+		if s.restoreMode != "" {
+			if err = s.agent.SetPermissionMode(ctx, s.restoreMode); err != nil {
+				err = fmt.Errorf("restore the permission mode of session %s: %w", s.id, err)
+			}
+		}
+		err = errors.Join(err, s.agent.Close(ctx))
+		s.bus.Close()
 		if uerr := s.unlock(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock session %s: %w", s.id, uerr))
 		}

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	r := newRig(t, "one", "two", "three")
 	ctx := t.Context()
-	s, err := session.Create(ctx, r.opts(""))
+	s, err := session.Open(ctx, r.opts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	id := s.ID()
 	prompt(t, s, "first")
 	prompt(t, s, "second")
-	want, err := s.Agent().NextRequest(ctx)
+	want, err := session.NextRequest(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +40,9 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	}
 	closeSession(t, s)
 
-	withCards := r.opts("")
+	withCards := r.resumeOpts(id, "")
 	withCards.Cards = true
-	byID, err := session.Resume(ctx, id, withCards)
+	byID, err := session.Open(ctx, withCards)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	if cards := byID.TakeReplayCards(); cards != nil {
 		t.Errorf("TakeReplayCards again = %d cards, want none: the session keeps no card", len(cards))
 	}
-	got, err := byID.Agent().NextRequest(ctx)
+	got, err := session.NextRequest(ctx, byID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	}
 	closeSession(t, byID)
 
-	cont, err := session.Continue(ctx, r.opts(""))
+	cont, err := session.Open(ctx, r.contOpts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 	if cards := cont.TakeReplayCards(); cards != nil {
 		t.Errorf("a resume without Cards built %d cards", len(cards))
 	}
-	got, err = cont.Agent().NextRequest(ctx)
+	got, err = session.NextRequest(ctx, cont)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +83,14 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 		t.Errorf("next request after Continue (-first run +continued):\n%s", d)
 	}
 	prompt(t, cont, "third")
-	reqs := r.model.Requests()
-	sent := reqs[len(reqs)-1]
-	if sent.System != want.System || len(sent.Messages) != len(want.Messages)+1 {
-		t.Fatalf("continued request: system %q, %d messages; want %q and %d", sent.System, len(sent.Messages), want.System, len(want.Messages)+1)
+	// On the wire: the system prompt, the first run's four messages, the
+	// new prompt.
+	var texts []string
+	for _, m := range r.sentMessages(-1) {
+		texts = append(texts, fmt.Sprint(m["role"], ":", m["content"]))
 	}
-	if d := cmp.Diff(want.Messages, sent.Messages[:len(want.Messages)]); d != "" {
+	if d := cmp.Diff([]string{"system:" + want.System, "user:first", "assistant:one", "user:second", "assistant:two",
+		"user:third"}, texts); d != "" {
 		t.Errorf("continued run's first request does not carry the first run (-want +got):\n%s", d)
 	}
 	closeSession(t, cont)
@@ -101,7 +104,7 @@ func TestResumeAndContinueKeepTheConversation(t *testing.T) {
 // creates nothing.
 func TestS07SessionNotFound(t *testing.T) {
 	r := newRig(t)
-	_, err := session.Resume(t.Context(), "abc", r.opts(""))
+	_, err := session.Open(t.Context(), r.resumeOpts("abc", ""))
 	if !errors.Is(err, session.ErrNotFound) || err.Error() != `Session "abc" not found.` {
 		t.Errorf("Resume(abc) = %v, want %q", err, `Session "abc" not found.`)
 	}
@@ -116,19 +119,14 @@ func TestS07SessionNotFound(t *testing.T) {
 func TestS10CrossDirectorySession(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Create(ctx, r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	before := snapshot(t, r.root)
 
 	b := filepath.Join(filepath.Dir(r.workDir), "b")
 	if err := os.Mkdir(b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err = session.Resume(ctx, s.ID(), r.opts(b))
+	_, err := session.Open(ctx, r.resumeOpts(s.ID(), b))
 	var se *session.Error
 	if !errors.As(err, &se) || se.Code != session.CodeWorkDirMismatch {
 		t.Fatalf("Resume from B = %v, want %s", err, session.CodeWorkDirMismatch)
@@ -147,7 +145,7 @@ func TestS10CrossDirectorySession(t *testing.T) {
 	if err := os.Symlink(r.workDir, link); err != nil {
 		t.Fatal(err)
 	}
-	viaLink, err := session.Resume(ctx, s.ID(), r.opts(link))
+	viaLink, err := session.Open(ctx, r.resumeOpts(s.ID(), link))
 	if err != nil {
 		t.Fatalf("Resume through a link to A: %v", err)
 	}
@@ -165,7 +163,7 @@ func TestS33ContinuePicksTheLatest(t *testing.T) {
 	}
 	var made []*session.Session
 	for _, w := range []string{"", "", other} {
-		s, err := session.Create(ctx, r.opts(w))
+		s, err := session.Open(ctx, r.opts(w))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +181,7 @@ func TestS33ContinuePicksTheLatest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cont, err := session.Continue(ctx, r.opts(""))
+	cont, err := session.Open(ctx, r.contOpts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +195,7 @@ func TestS33ContinuePicksTheLatest(t *testing.T) {
 	if err := os.Symlink(r.workDir, link); err != nil {
 		t.Fatal(err)
 	}
-	viaLink, err := session.Continue(ctx, r.opts(link))
+	viaLink, err := session.Open(ctx, r.contOpts(link))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +208,7 @@ func TestS33ContinuePicksTheLatest(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := session.Continue(ctx, r.opts(empty))
+	fresh, err := session.Open(ctx, r.contOpts(empty))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +229,7 @@ func TestS33ContinuePicksTheLatest(t *testing.T) {
 // prompts only move lastPrompt; /title sets a custom title.
 func TestS34TitleAndLastPrompt(t *testing.T) {
 	r := newRig(t, "ok", "ok")
-	s, err := session.Create(t.Context(), r.opts(""))
+	s, err := session.Open(t.Context(), r.opts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,36 +271,31 @@ func TestS34TitleAndLastPrompt(t *testing.T) {
 // flight) leaves a session that resumes, with the interrupted prompt in
 // its history, and takes new prompts.
 func TestCloseMidTurnResumes(t *testing.T) {
-	r := newRig(t, "after")
+	r := newRig(t)
+	held := llmtest.NewGate() // the first answer never comes: the run is interrupted while it waits
+	r.srv.Add(llmtest.Reply{Fault: llmtest.Fault{Hold: held}}, llmtest.Text("after"))
 	ctx := t.Context()
-	blocking := newBlockingModel()
-	opts := r.opts("")
-	opts.Agent = func(session.AgentSetup) agent.Options {
-		return agent.Options{Provider: blocking, Config: agent.Config{SystemPrompt: "You are kimigo."}}
-	}
-	s, err := session.Create(ctx, opts)
+	s, err := session.Open(ctx, r.opts(""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prompt(ctx, textParts("long task")); err != nil {
+	if err := s.Prompt(ctx, textParts("long task")); err != nil {
 		t.Fatal(err)
 	}
-	<-blocking.started
+	<-held.Reached()
 	closeSession(t, s)
 
-	again, err := session.Resume(ctx, s.ID(), r.opts(""))
+	again, err := session.Open(ctx, r.resumeOpts(s.ID(), ""))
 	if err != nil {
 		t.Fatalf("Resume after an interrupted run: %v", err)
 	}
 	defer closeSession(t, again)
-	h := again.Agent().History()
-	if len(h) == 0 || !strings.Contains(textOf(h[0].Message), "long task") {
-		t.Fatalf("resumed history = %+v, want the interrupted prompt first", h)
+	if texts := userTexts(t, again); len(texts) == 0 || !strings.Contains(texts[0], "long task") {
+		t.Fatalf("resumed conversation = %q, want the interrupted prompt first", texts)
 	}
 	prompt(t, again, "go on")
-	reqs := r.model.Requests()
-	if got := reqs[len(reqs)-1].Messages; !strings.Contains(textOf(got[0]), "long task") {
-		t.Errorf("request after resume starts with %+v, want the interrupted prompt", got[0])
+	if got := r.sentMessages(-1); len(got) < 2 || !strings.Contains(fmt.Sprint(got[1]["content"]), "long task") {
+		t.Errorf("request after resume = %v, want the interrupted prompt after the system prompt", got)
 	}
 	if st := readState(t, s.Dir()); st["title"] != "long task" || st["lastPrompt"] != "go on" {
 		t.Errorf("state: title %v, lastPrompt %v", st["title"], st["lastPrompt"])
@@ -314,18 +307,13 @@ func TestCloseMidTurnResumes(t *testing.T) {
 func TestResumeRefusesInvalidState(t *testing.T) {
 	r := newRig(t, "ok")
 	ctx := t.Context()
-	s, err := session.Create(ctx, r.opts(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prompt(t, s, "hi")
-	closeSession(t, s)
+	s := r.ran(t, "hi")
 	name := filepath.Join(s.Dir(), "state.json")
 	if err := os.WriteFile(name, []byte(`{"title": tru`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	before := snapshot(t, r.root)
-	_, err = session.Resume(ctx, s.ID(), r.opts(""))
+	_, err := session.Open(ctx, r.resumeOpts(s.ID(), ""))
 	if !errors.Is(err, session.ErrStateInvalid) || !strings.Contains(err.Error(), name) {
 		t.Fatalf("Resume over an invalid state.json = %v, want ErrStateInvalid naming %s", err, name)
 	}
@@ -340,7 +328,7 @@ func TestResumeRefusesInvalidState(t *testing.T) {
 	if err := os.WriteFile(name, []byte(`{"title":"fixed","workDir":"`+r.workDir+`"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fixed, err := session.Resume(ctx, s.ID(), r.opts(""))
+	fixed, err := session.Open(ctx, r.resumeOpts(s.ID(), ""))
 	if err != nil {
 		t.Fatalf("Resume after the repair: %v", err)
 	}
@@ -348,34 +336,49 @@ func TestResumeRefusesInvalidState(t *testing.T) {
 }
 
 // A new session records its --add-dir directories; a resumed one adds
-// this run's for the run only.
+// this run's for the run only; a directory that does not exist is refused
+// before anything is created.
 func TestAdditionalDirs(t *testing.T) {
 	r := newRig(t)
 	ctx := t.Context()
-	var setups []session.AgentSetup
+	base := filepath.Dir(r.workDir)
+	for _, d := range []string{"x", "y", "z"} {
+		if err := os.Mkdir(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, y, z := filepath.Join(base, "x"), filepath.Join(base, "y"), filepath.Join(base, "z")
 	opts := r.opts("")
-	opts.AdditionalDirs = []string{"/x", "/y"}
-	opts.Agent = func(a session.AgentSetup) agent.Options { setups = append(setups, a); return agent.Options{} }
-	s, err := session.Create(ctx, opts)
+	opts.AddDirs = []string{x, "../y"}
+	s, err := session.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{x, y}, s.AdditionalDirs()); d != "" {
+		t.Errorf("new session's dirs (-want +got):\n%s", d)
 	}
 	closeSession(t, s)
-	opts.AdditionalDirs = []string{"/y", "/z"}
-	again, err := session.Resume(ctx, s.ID(), opts)
+	opts = r.resumeOpts(s.ID(), "")
+	opts.AddDirs = []string{y, z}
+	again, err := session.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d := cmp.Diff([]string{x, y, z}, again.AdditionalDirs()); d != "" {
+		t.Errorf("resumed session's dirs (-want +got):\n%s", d)
+	}
 	closeSession(t, again)
-	home := filepath.Join(s.Dir(), "agents", "main")
-	want := []session.AgentSetup{
-		{SessionID: s.ID(), SessionDir: s.Dir(), Home: home, WorkDir: r.workDir, AdditionalDirs: []string{"/x", "/y"}},
-		{SessionID: s.ID(), SessionDir: s.Dir(), Home: home, WorkDir: r.workDir, AdditionalDirs: []string{"/x", "/y", "/z"}, Resuming: true},
-	}
-	if d := cmp.Diff(want, setups); d != "" {
-		t.Errorf("agent setups (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff([]any{"/x", "/y"}, readState(t, s.Dir())["additionalDirs"]); d != "" {
+	if d := cmp.Diff([]any{x, y}, readState(t, s.Dir())["additionalDirs"]); d != "" {
 		t.Errorf("saved additionalDirs (-want +got):\n%s", d)
+	}
+
+	before := snapshot(t, r.root)
+	opts = r.opts("")
+	opts.AddDirs = []string{"missing"}
+	if _, err := session.Open(ctx, opts); err == nil || !strings.Contains(err.Error(), "--add-dir missing") {
+		t.Errorf("Open with a missing --add-dir = %v, want an error naming it", err)
+	}
+	if d := cmp.Diff(before, snapshot(t, r.root)); d != "" {
+		t.Errorf("a refused open changed files (-before +after):\n%s", d)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Bash limits (spec 05 §4.6; output: ERRATA 22, §6.4).
@@ -145,8 +146,8 @@ func (t *Bash) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Tool
 	return loop.Execution{
 		Description:  label + firstRunes(a.Command, bashLabelRunes),
 		Display:      &loop.CommandDisplay{Command: a.Command, Cwd: cwd, Description: a.Description, Language: "bash"},
-		ApprovalRule: ApprovalRule(NameBash, a.Command),
-		MatchesRule:  StringRuleMatcher(a.Command),
+		ApprovalRule: workspace.ApprovalRule(NameBash, a.Command),
+		MatchesRule:  workspace.StringRuleMatcher(a.Command),
 		Execute: func(ctx context.Context, ec loop.ExecCtx) (loop.ToolResult, error) {
 			return t.execute(ctx, ec, a, cwd)
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Cron tool names.
@@ -105,8 +106,8 @@ func (t *CronCreate) ResolveExecution(raw json.RawMessage) (loop.Execution, *loo
 	}
 	return loop.Execution{
 		Description:  label + plan.Cron,
-		ApprovalRule: ApprovalRule(NameCronCreate, payload),
-		MatchesRule:  StringRuleMatcher(payload),
+		ApprovalRule: workspace.ApprovalRule(NameCronCreate, payload),
+		MatchesRule:  workspace.StringRuleMatcher(payload),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			job, err := t.cron.Add(ctx, CronJobSpec{Cron: plan.Cron, Prompt: a.Prompt, Recurring: recurring})
 			switch {

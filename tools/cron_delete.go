@@ -8,6 +8,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 //go:embed cron_delete.md
@@ -45,7 +46,7 @@ func (t *CronDelete) ResolveExecution(raw json.RawMessage) (loop.Execution, *loo
 	return loop.Execution{
 		Description:  "Deleting cron job " + a.ID,
 		ApprovalRule: NameCronDelete,
-		MatchesRule:  StringRuleMatcher(a.ID),
+		MatchesRule:  workspace.StringRuleMatcher(a.ID),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			ok, err := t.cron.Remove(ctx, a.ID)
 			switch {

@@ -6,10 +6,9 @@
 //
 // It owns:
 //   - the shared pieces other tools build on: ResultBuilder (output under a
-//     total and a per-line limit, §1.9), ResolvePath (the path access
-//     policy, §3.1, whose *PathError reaches the model verbatim),
-//     IsSensitive and SensitiveExcludeGlobs (§3.2), DetectFileType (§3.3),
-//     EscapeRule and the rule matchers (§1.8);
+//     total and a per-line limit, §1.9) and DetectFileType (§3.3); the path
+//     access policy, the sensitive-file rules and the rule matchers (§1.8,
+//     §3.1–3.2) are package workspace's, shared with agent/permission;
 //   - the built-in tools, one file each with its model-facing description
 //     in a .md file beside it, rendered with text/template from the same
 //     constants the code uses;
@@ -26,7 +25,7 @@
 // It does not own: argument parsing, schema validation, scheduling, hooks,
 // the grace timeout or result normalisation (package loop does those); the
 // permission chain (agent/permission); files and processes (package osenv:
-// every tool gets an osenv.Env and its Workspace when it is built, never
+// every tool gets an osenv.Env and its workspace.Dirs when it is built, never
 // per call); background tasks, questions to the user, subagents, cron,
 // skills, plan and goal modes (reached through the small interfaces in
 // collaborators.go, implemented elsewhere). Grep and Glob (grep.go,

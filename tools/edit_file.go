@@ -11,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 //go:embed edit_file.md
@@ -61,7 +62,7 @@ func (t *EditFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 	if a.OldString == a.NewString {
 		return loop.Execution{}, errorResult("No changes to make: old_string and new_string are exactly the same."), nil
 	}
-	p, err := ResolvePath(t.b.Env, t.b.Workspace, a.Path, IntentWrite)
+	p, err := workspace.ResolvePath(t.b.Env, t.b.Workspace, a.Path, workspace.IntentWrite)
 	if err != nil {
 		return loop.Execution{}, nil, err
 	}
@@ -69,15 +70,15 @@ func (t *EditFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 		Accesses:     loop.ReadWriteFile(p.Path),
 		Description:  "Editing " + a.Path,
 		Display:      &loop.FileIODisplay{Operation: "edit", Path: p.Path, Before: a.OldString, After: a.NewString},
-		ApprovalRule: ApprovalRule(NameEdit, p.Path),
-		MatchesRule:  PathRuleMatcher(t.b.Env, t.b.Workspace, p),
+		ApprovalRule: workspace.ApprovalRule(NameEdit, p.Path),
+		MatchesRule:  workspace.PathRuleMatcher(t.b.Env, t.b.Workspace, p),
 		Execute: func(context.Context, loop.ExecCtx) (loop.ToolResult, error) {
 			return t.edit(p, a), nil
 		},
 	}, nil, nil
 }
 
-func (t *EditFile) edit(p ResolvedPath, a editArgs) loop.ToolResult {
+func (t *EditFile) edit(p workspace.ResolvedPath, a editArgs) loop.ToolResult {
 	env := t.b.Env
 	fi, err := env.Stat(p.Path)
 	switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 //go:embed fetch_url.md
@@ -56,8 +57,8 @@ func (t *FetchURL) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 		Accesses:     loop.None(),
 		Description:  "Fetching: " + firstRunes(a.URL, fetchLabelRunes),
 		Display:      &loop.URLFetchDisplay{URL: a.URL},
-		ApprovalRule: ApprovalRule(NameFetchURL, a.URL),
-		MatchesRule:  StringRuleMatcher(a.URL),
+		ApprovalRule: workspace.ApprovalRule(NameFetchURL, a.URL),
+		MatchesRule:  workspace.StringRuleMatcher(a.URL),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			return t.fetch(ctx, a.URL)
 		},

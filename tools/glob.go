@@ -12,6 +12,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/tools/search"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // GlobMaxMatches is how many paths Glob returns at most (spec 05 §4.4).
@@ -67,7 +68,7 @@ func (t *Glob) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Tool
 	root := t.b.Workspace.Dir
 	detail := "pattern: " + a.Pattern
 	if a.Path != nil {
-		p, err := ResolvePath(t.b.Env, t.b.Workspace, *a.Path, IntentSearch)
+		p, err := workspace.ResolvePath(t.b.Env, t.b.Workspace, *a.Path, workspace.IntentSearch)
 		if err != nil {
 			return loop.Execution{}, nil, err
 		}
@@ -81,8 +82,8 @@ func (t *Glob) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Tool
 		Accesses:     loop.SearchTree(root),
 		Description:  "Searching " + a.Pattern,
 		Display:      &loop.FileIODisplay{Operation: "glob", Path: root, Detail: detail},
-		ApprovalRule: ApprovalRule(NameGlob, a.Pattern),
-		MatchesRule:  StringRuleMatcher(a.Pattern),
+		ApprovalRule: workspace.ApprovalRule(NameGlob, a.Pattern),
+		MatchesRule:  workspace.StringRuleMatcher(a.Pattern),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			return t.glob(ctx, root, a), nil
 		},
@@ -96,7 +97,7 @@ func (t *Glob) glob(parent context.Context, root string, a globArgs) loop.ToolRe
 	ctx, cancel := t.timeout.context(parent)
 	defer cancel()
 	res, err := t.engine.Find(ctx, search.FindQuery{Root: root, Pattern: a.Pattern,
-		Filter: search.Filter{IncludeIgnored: a.IncludeIgnored, Exclude: SensitiveExcludeGlobs()}})
+		Filter: search.Filter{IncludeIgnored: a.IncludeIgnored, Exclude: workspace.SensitiveExcludeGlobs()}})
 	timedOut := false
 	var ae *search.ArgError
 	switch {
@@ -114,7 +115,7 @@ func (t *Glob) glob(parent context.Context, root string, a globArgs) loop.ToolRe
 	var paths []string
 	filtered := 0
 	for _, f := range res.Files {
-		if IsSensitive(f.Path) {
+		if workspace.IsSensitive(f.Path) {
 			filtered++
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/tools"

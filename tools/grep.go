@@ -15,6 +15,7 @@ import (
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/tools/search"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Grep limits (spec 05 §4.5).
@@ -119,7 +120,7 @@ func (t *Grep) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Tool
 	}
 	root, shown := t.b.Workspace.Dir, t.b.Workspace.Dir
 	if a.Path != nil {
-		p, err := ResolvePath(t.b.Env, t.b.Workspace, *a.Path, IntentSearch)
+		p, err := workspace.ResolvePath(t.b.Env, t.b.Workspace, *a.Path, workspace.IntentSearch)
 		if err != nil {
 			return loop.Execution{}, nil, err
 		}
@@ -129,8 +130,8 @@ func (t *Grep) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Tool
 		Accesses:     loop.SearchTree(root),
 		Description:  fmt.Sprintf("Searching for '%s' in %s", a.Pattern, shown),
 		Display:      &loop.FileIODisplay{Operation: "grep", Path: root},
-		ApprovalRule: ApprovalRule(NameGrep, a.Pattern),
-		MatchesRule:  StringRuleMatcher(a.Pattern),
+		ApprovalRule: workspace.ApprovalRule(NameGrep, a.Pattern),
+		MatchesRule:  workspace.StringRuleMatcher(a.Pattern),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			return t.grep(ctx, root, a), nil
 		},
@@ -140,7 +141,7 @@ func (t *Grep) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Tool
 func (a grepArgs) query(root string) search.GrepQuery {
 	q := search.GrepQuery{Root: root, Pattern: a.Pattern, IgnoreCase: a.IgnoreCase, Multiline: a.Multiline,
 		Glob: a.Glob, Type: a.Type, Mode: search.FilesWithMatches,
-		Filter: search.Filter{IncludeIgnored: a.IncludeIgnored, Exclude: SensitiveExcludeGlobs()}}
+		Filter: search.Filter{IncludeIgnored: a.IncludeIgnored, Exclude: workspace.SensitiveExcludeGlobs()}}
 	switch a.OutputMode {
 	case grepCountMatches:
 		q.Mode = search.CountMatches
@@ -213,7 +214,7 @@ func (t *Grep) render(res search.GrepResult, q search.GrepQuery, a grepArgs) gre
 	var kept []search.FileMatches
 	var filtered []string
 	for _, f := range res.Files {
-		if IsSensitive(f.Path) {
+		if workspace.IsSensitive(f.Path) {
 			filtered = append(filtered, t.display(f.Path))
 			continue
 		}

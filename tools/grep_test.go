@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/tools"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // SetActiveToolsRecordType is the record type of a profile activation; the
@@ -216,7 +217,7 @@ func (m *Manager) SetActiveTools(a ActiveTools) {
 
 // SetWorkspace rebuilds the builtin table for a new working directory or
 // new additional dirs.
-func (m *Manager) SetWorkspace(ws Workspace) {
+func (m *Manager) SetWorkspace(ws workspace.Dirs) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.opts.Workspace = ws
@@ -312,7 +313,7 @@ func (m *Manager) disclosure() bool {
 func (m *Manager) mcpEnabled(name string) bool {
 	allowed := false
 	for _, g := range m.mcpAllow {
-		if ruleGlob(g, name, false) {
+		if workspace.NameMatches(g, name) {
 			allowed = true
 			break
 		}
@@ -321,7 +322,7 @@ func (m *Manager) mcpEnabled(name string) bool {
 		allowed = true // no profile yet: every connected server's tools
 	}
 	for _, g := range m.mcpDeny {
-		if ruleGlob(g, name, false) {
+		if workspace.NameMatches(g, name) {
 			return false
 		}
 	}

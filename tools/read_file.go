@@ -13,6 +13,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Read limits (spec 05 §4.1).
@@ -80,7 +81,7 @@ func (t *ReadFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 	if a.NLines != nil && *a.NLines < 1 {
 		return loop.Execution{}, errorResult("n_lines must be at least 1; got %d.", *a.NLines), nil
 	}
-	p, err := ResolvePath(t.b.Env, t.b.Workspace, a.Path, IntentRead)
+	p, err := workspace.ResolvePath(t.b.Env, t.b.Workspace, a.Path, workspace.IntentRead)
 	if err != nil {
 		return loop.Execution{}, nil, err
 	}
@@ -88,8 +89,8 @@ func (t *ReadFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 		Accesses:     loop.ReadFile(p.Path),
 		Description:  "Reading " + a.Path,
 		Display:      &loop.FileIODisplay{Operation: "read", Path: p.Path},
-		ApprovalRule: ApprovalRule(NameRead, p.Path),
-		MatchesRule:  PathRuleMatcher(t.b.Env, t.b.Workspace, p),
+		ApprovalRule: workspace.ApprovalRule(NameRead, p.Path),
+		MatchesRule:  workspace.PathRuleMatcher(t.b.Env, t.b.Workspace, p),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			return t.read(ctx, p, a), nil
 		},
@@ -119,7 +120,7 @@ func notReadable(raw string) loop.ToolResult {
 	return loop.ErrorResult(fmt.Sprintf("%q is not readable as UTF-8 text. If it is an image or video, use ReadMediaFile. For other binary formats, use Bash or an MCP tool if available.", raw))
 }
 
-func (t *ReadFile) read(ctx context.Context, p ResolvedPath, a readArgs) loop.ToolResult {
+func (t *ReadFile) read(ctx context.Context, p workspace.ResolvedPath, a readArgs) loop.ToolResult {
 	env := t.b.Env
 	fi, err := env.Stat(p.Path)
 	switch {

@@ -2,11 +2,10 @@ package tools_test
 
 import (
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"io/fs"
 
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/loop/looptest"

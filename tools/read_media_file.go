@@ -12,6 +12,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // MediaMaxFileBytes is the largest file ReadMediaFile accepts.
@@ -110,7 +111,7 @@ func (t *ReadMediaFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *
 	if r := a.Region; r != nil && (r.X < 0 || r.Y < 0 || r.Width < 1 || r.Height < 1) {
 		return loop.Execution{}, errorResult("region needs x and y of at least 0 and width and height of at least 1."), nil
 	}
-	p, err := ResolvePath(t.opts.Env, t.opts.Workspace, a.Path, IntentRead)
+	p, err := workspace.ResolvePath(t.opts.Env, t.opts.Workspace, a.Path, workspace.IntentRead)
 	if err != nil {
 		return loop.Execution{}, nil, err
 	}
@@ -118,15 +119,15 @@ func (t *ReadMediaFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *
 		Accesses:     loop.ReadFile(p.Path),
 		Description:  "Reading media: " + a.Path,
 		Display:      &loop.FileIODisplay{Operation: "read", Path: p.Path},
-		ApprovalRule: ApprovalRule(NameReadMediaFile, p.Path),
-		MatchesRule:  PathRuleMatcher(t.opts.Env, t.opts.Workspace, p),
+		ApprovalRule: workspace.ApprovalRule(NameReadMediaFile, p.Path),
+		MatchesRule:  workspace.PathRuleMatcher(t.opts.Env, t.opts.Workspace, p),
 		Execute: func(context.Context, loop.ExecCtx) (loop.ToolResult, error) {
 			return t.read(p, a), nil
 		},
 	}, nil, nil
 }
 
-func (t *ReadMediaFile) read(p ResolvedPath, a mediaArgs) loop.ToolResult {
+func (t *ReadMediaFile) read(p workspace.ResolvedPath, a mediaArgs) loop.ToolResult {
 	env := t.opts.Env
 	fi, err := env.Stat(p.Path)
 	switch {
@@ -173,7 +174,7 @@ func (t *ReadMediaFile) read(p ResolvedPath, a mediaArgs) loop.ToolResult {
 	return t.readImage(p, a, ft.MIME, fi.Size())
 }
 
-func (t *ReadMediaFile) readImage(p ResolvedPath, a mediaArgs, mime string, size int64) loop.ToolResult {
+func (t *ReadMediaFile) readImage(p workspace.ResolvedPath, a mediaArgs, mime string, size int64) loop.ToolResult {
 	switch {
 	case (a.Region != nil || a.FullResolution) && size > imageDecodeMaxBytes:
 		return loop.ErrorResult(fmt.Sprintf("%q is %d bytes, too large to decode for region or full_resolution (limit %d MiB).", p.Raw, size, imageDecodeMaxBytes>>20))
@@ -268,7 +269,7 @@ func mustJPEG(img image.Image, q int) []byte {
 	return b
 }
 
-func (t *ReadMediaFile) deliveryError(p ResolvedPath, best int) loop.ToolResult {
+func (t *ReadMediaFile) deliveryError(p workspace.ResolvedPath, best int) loop.ToolResult {
 	return loop.ErrorResult(fmt.Sprintf("%q cannot be delivered: the smallest encoding was %d bytes, over the limits of %d bytes and %d px on the longest edge. The original was not sent. Make a smaller copy (crop or downscale it) and read that instead; reading this file again will fail the same way.",
 		p.Raw, best, t.opts.ReadByteBudget, t.opts.MaxEdge))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/profile/skill"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // NameSkill is the Skill tool's name.
@@ -79,7 +80,7 @@ func (t *Skill) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Too
 	return loop.Execution{
 		Description:  "Invoke skill " + name,
 		ApprovalRule: NameSkill,
-		MatchesRule:  StringRuleMatcher(name),
+		MatchesRule:  workspace.StringRuleMatcher(name),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			return t.invoke(ctx, name, a.Args)
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 //go:embed task_list.md
@@ -64,7 +65,7 @@ func (t *TaskList) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 		Accesses:     loop.None(),
 		Description:  "Listing background tasks",
 		ApprovalRule: NameTaskList,
-		MatchesRule:  StringRuleMatcher(scope),
+		MatchesRule:  workspace.StringRuleMatcher(scope),
 		Execute: func(context.Context, loop.ExecCtx) (loop.ToolResult, error) {
 			infos := t.tasks.List(active)
 			if len(infos) > limit {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // TaskOutputPreview is how much output TaskOutput shows (spec 05 §4.15).
@@ -55,7 +56,7 @@ func (t *TaskOutput) ResolveExecution(raw json.RawMessage) (loop.Execution, *loo
 		Accesses:     loop.None(),
 		Description:  "Reading the output of " + id,
 		ApprovalRule: NameTaskOutput,
-		MatchesRule:  StringRuleMatcher(id),
+		MatchesRule:  workspace.StringRuleMatcher(id),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			snap, info, ok := t.tasks.Snapshot(ctx, id, TaskOutputPreview)
 			if !ok {

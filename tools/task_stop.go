@@ -8,6 +8,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 //go:embed task_stop.md
@@ -57,7 +58,7 @@ func (t *TaskStop) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 		Accesses:     loop.None(),
 		Description:  "Stopping " + id,
 		ApprovalRule: NameTaskStop,
-		MatchesRule:  StringRuleMatcher(id),
+		MatchesRule:  workspace.StringRuleMatcher(id),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			cur, found := t.tasks.Get(id)
 			switch {

@@ -12,8 +12,10 @@ import (
 	"github.com/kimigo/kimigo/internal/bug"
 	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Built-in tool names, as the model sees them.
@@ -43,7 +45,7 @@ type Base struct {
 	Env osenv.Env
 	// Workspace is where relative paths resolve; a zero Dir means
 	// Env.Cwd().
-	Workspace Workspace
+	Workspace workspace.Dirs
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 }
@@ -156,11 +158,6 @@ func firstRunes(s string, n int) string {
 
 // marshalNoEscape encodes v as compact JSON without HTML escaping.
 func marshalNoEscape(v any) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+	b, err := plainjson.Marshal(v)
+	return string(b), err
 }

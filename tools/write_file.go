@@ -13,6 +13,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 //go:embed write_file.md
@@ -70,7 +71,7 @@ func (t *WriteFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop
 	if a.Mode != writeOverwrite && a.Mode != writeAppend {
 		return loop.Execution{}, errorResult("mode must be %q or %q; got %q.", writeOverwrite, writeAppend, a.Mode), nil
 	}
-	p, err := ResolvePath(t.b.Env, t.b.Workspace, a.Path, IntentWrite)
+	p, err := workspace.ResolvePath(t.b.Env, t.b.Workspace, a.Path, workspace.IntentWrite)
 	if err != nil {
 		return loop.Execution{}, nil, err
 	}
@@ -78,15 +79,15 @@ func (t *WriteFile) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop
 		Accesses:     loop.WriteFile(p.Path),
 		Description:  "Writing " + a.Path,
 		Display:      &loop.FileIODisplay{Operation: "write", Path: p.Path, Content: a.Content},
-		ApprovalRule: ApprovalRule(NameWrite, p.Path),
-		MatchesRule:  PathRuleMatcher(t.b.Env, t.b.Workspace, p),
+		ApprovalRule: workspace.ApprovalRule(NameWrite, p.Path),
+		MatchesRule:  workspace.PathRuleMatcher(t.b.Env, t.b.Workspace, p),
 		Execute: func(context.Context, loop.ExecCtx) (loop.ToolResult, error) {
 			return t.write(p, a), nil
 		},
 	}, nil, nil
 }
 
-func (t *WriteFile) write(p ResolvedPath, a writeArgs) loop.ToolResult {
+func (t *WriteFile) write(p workspace.ResolvedPath, a writeArgs) loop.ToolResult {
 	env := t.b.Env
 	if r := ensureParent(env, p.Path); r != nil {
 		return *r

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 )
 
 // Approver is the user behind a permission manager's approval requests: a
@@ -33,8 +34,8 @@ var _ permission.Approver = (*Approver)(nil)
 func NewApprover() *Approver { return &Approver{pending: make(chan *Question, 16)} }
 
 // AnswerAll returns an approver that answers every request with a.
-func AnswerAll(a permission.Answer) *Approver {
-	r := a.Response()
+func AnswerAll(c event.Choice) *Approver {
+	r := Response(c)
 	return &Approver{pending: make(chan *Question, 16), auto: &r}
 }
 
@@ -87,7 +88,17 @@ func (a *Approver) Cancelled() []string {
 }
 
 // Answer answers with one of the ordinary choices.
-func (q *Question) Answer(a permission.Answer) { q.answer <- a.Response() }
+func (q *Question) Answer(c event.Choice) { q.answer <- Response(c) }
+
+// Response is the permission response of choice c, which must be one of
+// the event package's choices.
+func Response(c event.Choice) permission.ApprovalResponse {
+	r, err := permission.Response(event.ApprovalAnswer{Choice: c})
+	if err != nil {
+		panic(err) // a test named a choice that does not exist
+	}
+	return r
+}
 
 // Respond answers with r (feedback, a cancelled decision, a label).
 func (q *Question) Respond(r permission.ApprovalResponse) { q.answer <- r }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -74,10 +77,11 @@ type Setup struct {
 	Compaction          compaction.StrategyOptions
 	RefreshSystemPrompt func(ctx context.Context) (string, error)
 	Loop                loop.Options
-	Events              turn.EventSink
-	Logger              *slog.Logger
-	Now                 func() time.Time
-	NewUUID             func() string
+	// OnEvent sees every event the agent published, synchronously.
+	OnEvent func(event.Event)
+	Logger  *slog.Logger
+	Now     func() time.Time
+	NewUUID func() string
 }
 
 // Factory builds a Host from a Setup.
@@ -101,9 +105,11 @@ type Harness struct {
 	fault   func(records.Record) error
 	flushF  func() error
 
-	mu     sync.Mutex
-	trace  []string     // guarded by mu
-	events []turn.Event // guarded by mu
+	mu        sync.Mutex
+	trace     []string                  // guarded by mu
+	events    []event.Event             // guarded by mu
+	observers map[int]func(event.Event) // guarded by mu
+	nextObs   int                       // guarded by mu
 }
 
 // epoch is the harness clock: every record and duration sees this instant,
@@ -140,7 +146,7 @@ func New(t testing.TB, factory Factory, opts ...Option) *Harness {
 	if h.fault != nil || h.flushF != nil {
 		s.Persistence = faultyStore{MemoryPersistence: h.store, fault: h.fault, flush: h.flushF}
 	}
-	s.Events = turn.EventFunc(h.onEvent)
+	s.OnEvent = h.onEvent
 	h.host = factory(s)
 	t.Cleanup(func() {
 		if err := h.host.Close(context.WithoutCancel(t.Context())); err != nil {
@@ -334,16 +340,16 @@ func (h *Harness) Records() []records.Record { return h.store.Records() }
 func (h *Harness) Persistence() *records.MemoryPersistence { return h.store }
 
 // Events are the events published so far.
-func (h *Harness) Events() []turn.Event {
+func (h *Harness) Events() []event.Event {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]turn.Event(nil), h.events...)
+	return append([]event.Event(nil), h.events...)
 }
 
 // EventTypes are the types of the events so far, in order, leaving out
 // the given ones.
-func (h *Harness) EventTypes(except ...turn.EventType) []turn.EventType {
-	var out []turn.EventType
+func (h *Harness) EventTypes(except ...event.Type) []event.Type {
+	var out []event.Type
 	for _, ev := range h.Events() {
 		if !contains(except, ev.EventType()) {
 			out = append(out, ev.EventType())
@@ -358,8 +364,8 @@ func (h *Harness) onRecord(rec records.Record) {
 	h.mu.Unlock()
 }
 
-func (h *Harness) onEvent(ev turn.Event) {
-	b, err := turn.MarshalEvent(ev)
+func (h *Harness) onEvent(ev event.Event) {
+	b, err := event.Marshal(ev)
 	line := "event " + string(b)
 	if err != nil {
 		line = fmt.Sprintf("event %s (unencodable: %v)", ev.EventType(), err)
@@ -367,7 +373,30 @@ func (h *Harness) onEvent(ev turn.Event) {
 	h.mu.Lock()
 	h.events = append(h.events, ev)
 	h.trace = append(h.trace, line)
+	obs := slices.Collect(maps.Values(h.observers))
 	h.mu.Unlock()
+	for _, f := range obs {
+		f(ev)
+	}
+}
+
+// Observe calls f with every later event, synchronously on the goroutine
+// that published it (the agent's OnEvent), so f sees the agent's state as
+// it was when the event went out. The returned func stops it.
+func (h *Harness) Observe(f func(event.Event)) (stop func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.observers == nil {
+		h.observers = map[int]func(event.Event){}
+	}
+	h.nextObs++
+	id := h.nextObs
+	h.observers[id] = f
+	return func() {
+		h.mu.Lock()
+		delete(h.observers, id)
+		h.mu.Unlock()
+	}
 }
 
 // Trace is the interleaved trace of records and events so far, one per

@@ -12,6 +12,7 @@ import (
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
@@ -110,7 +111,7 @@ type Resumed struct {
 	Cards   []replay.Card
 	Warning string
 	// Events are the events it published.
-	Events   []turn.Event
+	Events   []event.Event
 	replayed int
 }
 
@@ -149,7 +150,7 @@ func (h *Harness) resume(recs []records.Record, withCards bool) *Resumed {
 		s.Permission = h.failingPermission(*s.Permission, r.Env)
 	}
 	var events eventList
-	s.Events = turn.EventFunc(events.add)
+	s.OnEvent = events.add
 	r.Agent = h.factory(s)
 	h.t.Cleanup(func() { _ = r.Agent.Close(ctx) }) // the copy is in memory
 	warning, cards, err := r.Agent.Resume(ctx, withCards)
@@ -176,19 +177,19 @@ func (h *Harness) liveProvider() llm.Provider {
 
 type eventList struct {
 	mu     sync.Mutex
-	events []turn.Event // guarded by mu
+	events []event.Event // guarded by mu
 }
 
-func (l *eventList) add(ev turn.Event) {
+func (l *eventList) add(ev event.Event) {
 	l.mu.Lock()
 	l.events = append(l.events, ev)
 	l.mu.Unlock()
 }
 
-func (l *eventList) list() []turn.Event {
+func (l *eventList) list() []event.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]turn.Event(nil), l.events...)
+	return append([]event.Event(nil), l.events...)
 }
 
 // failingPermission is o with every collaborator that acts replaced by one

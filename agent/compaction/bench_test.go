@@ -28,7 +28,7 @@ func BenchmarkDecideAndBuild200k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		used := r.TokenCountWithPending()
-		if !c.strategy.ShouldCompact(used) {
+		if !c.Strategy().ShouldCompact(used) {
 			b.Fatal("200,000 tokens do not call for a compaction")
 		}
 		m, err := c.o.Model()

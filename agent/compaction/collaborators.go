@@ -76,6 +76,12 @@ type Model struct {
 	SystemPrompt string
 	// Capability is the resolved capability; the zero value is unknown.
 	Capability llm.Capability
+	// Budget holds the completion-cap settings; a compaction caps its
+	// output at min(window, 131,072) unless they say otherwise (spec 03
+	// §2.5).
+	Budget llm.BudgetInputs
+	// Strategy decides when to compact (config loop_control).
+	Strategy StrategyOptions
 }
 
 // UsageRecorder accounts the summariser's token usage with session scope:

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -26,16 +27,9 @@ type Options struct {
 	Tools func(ctx context.Context) []llm.Tool
 	// Generate is the request choke point; nil means llm.Generate.
 	Generate GenerateFunc
-	// Budget holds the completion-cap settings; a compaction caps its
-	// output at min(window, 131,072) unless they say otherwise (spec 03
-	// §2.5).
-	Budget llm.BudgetInputs
-	// Strategy decides when to compact.
-	Strategy StrategyOptions
-
-	Usage  UsageRecorder
-	Events EventSink
-	Hooks  Hooks
+	Usage    UsageRecorder
+	Events   EventSink
+	Hooks    Hooks
 	// RefreshSystemPrompt re-renders the system prompt after a successful
 	// compaction (spec 03 §6.14); its error is logged and ignored.
 	RefreshSystemPrompt func(ctx context.Context) error
@@ -60,10 +54,9 @@ type Options struct {
 // Compactor seam. Every exported method is safe for concurrent use; none
 // holds the compaction's lock while calling a collaborator.
 type FullCompaction struct {
-	o        Options
-	log      *slog.Logger
-	rand     func() float64
-	strategy Strategy
+	o    Options
+	log  *slog.Logger
+	rand func() float64
 	// base is the lifetime root of every worker; Close cancels it.
 	base   context.Context
 	cancel context.CancelFunc
@@ -103,13 +96,19 @@ func New(o Options) *FullCompaction {
 	if c.o.Generate == nil {
 		c.o.Generate = plainGenerate
 	}
-	c.strategy = NewStrategy(o.Strategy, c.EffectiveMaxContextTokens)
 	c.base, c.cancel = context.WithCancel(context.Background())
 	return c
 }
 
-// Strategy is the compaction's strategy over its effective window.
-func (c *FullCompaction) Strategy() Strategy { return c.strategy }
+// Strategy is the compaction's strategy now: the current model's
+// options over its effective window. A model switch changes it at once.
+func (c *FullCompaction) Strategy() Strategy {
+	var o StrategyOptions
+	if m, err := c.o.Model(); err == nil {
+		o = m.Strategy
+	}
+	return NewStrategy(o, c.EffectiveMaxContextTokens)
+}
 
 // IsCompacting reports a compaction in flight. TurnFlow calls it with its
 // own lock held; it only takes the compaction's lock.
@@ -155,10 +154,26 @@ func (c *FullCompaction) tools() []llm.Tool {
 }
 
 // emit publishes ev when there is a sink.
-func (c *FullCompaction) emit(ev Event) {
+func (c *FullCompaction) emit(ev event.Event) {
 	if c.o.Events != nil {
 		c.o.Events.Publish(ev)
 	}
+}
+
+// failed reports a failure nobody waits for when there is a sink.
+func (c *FullCompaction) failed(err error) {
+	if c.o.Events != nil {
+		c.o.Events.Failed(err)
+	}
+}
+
+// header is the header of a compaction event: the running turn's, or
+// none between turns (a manual compaction).
+func (c *FullCompaction) header() event.Header {
+	if c.o.Turns.HasActiveTurn() {
+		return event.InTurn(c.o.Turns.CurrentID())
+	}
+	return event.InTurn(event.NoTurn)
 }
 
 func plainGenerate(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 )
@@ -138,13 +139,13 @@ func TestS46OverflowShrinkExhausted(t *testing.T) {
 		if n := len(r.requests()); n != 4 {
 			t.Errorf("requests = %d; want 4", n)
 		}
-		if d := cmp.Diff([]EventType{EventStarted, EventCancelled, EventError}, r.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCancelled, event.TypeError}, r.eventTypes()); d != "" {
 			t.Errorf("events (-want +got):\n%s", d)
 		}
-		ev, _ := lastEvent[ErrorEvent](r)
+		failure, _ := r.lastFailure()
 		var e *Error
-		if !errors.As(ev.Err, &e) || e.Code() != CodeFailed || !llm.IsContextOverflow(ev.Err) {
-			t.Errorf("error event = %v; want compaction.failed wrapping the overflow", ev.Err)
+		if !errors.As(failure, &e) || e.Code() != CodeFailed || !llm.IsContextOverflow(failure) {
+			t.Errorf("error event = %v; want compaction.failed wrapping the overflow", failure)
 		}
 		var e2 *Error
 		if err := r.c.Wait(t.Context()); !errors.As(err, &e2) || e2.Code() != CodeFailed {
@@ -168,9 +169,9 @@ func TestS47EmptySummariesBounded(t *testing.T) {
 		if _, ok := r.appliedRecord(); ok {
 			t.Errorf("the compaction applied a summary")
 		}
-		ev, _ := lastEvent[ErrorEvent](r)
-		if !llm.IsEmptyResponse(ev.Err) {
-			t.Errorf("error = %v; want the empty response", ev.Err)
+		failure, _ := r.lastFailure()
+		if !llm.IsEmptyResponse(failure) {
+			t.Errorf("error = %v; want the empty response", failure)
 		}
 		// Each shrink leaves one more message out; the task prompt of
 		// what is kept stays in front.
@@ -246,7 +247,7 @@ func TestS49TransientRetryAndBackoff(t *testing.T) {
 			if n := len(r.requests()); n != 1 {
 				t.Errorf("requests = %d; want 1", n)
 			}
-			if d := cmp.Diff([]EventType{EventStarted, EventCancelled}, r.eventTypes()); d != "" {
+			if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCancelled}, r.eventTypes()); d != "" {
 				t.Errorf("events (-want +got):\n%s", d)
 			}
 		})
@@ -267,7 +268,7 @@ func TestTransientRetriesBounded(t *testing.T) {
 		if n := len(r.requests()); n != 5 {
 			t.Errorf("requests = %d; want 5", n)
 		}
-		if _, ok := lastEvent[ErrorEvent](r); !ok {
+		if _, ok := r.lastFailure(); !ok {
 			t.Errorf("no error event after the retries ran out")
 		}
 	})
@@ -280,10 +281,10 @@ func TestAuthErrorPassesUnchanged(t *testing.T) {
 		r := newRig(t, Options{}, status(401, `{"error":{"message":"invalid api key","type":"auth"}}`))
 		r.append(U("hi"))
 		compactNow(t, r, "")
-		ev, _ := lastEvent[ErrorEvent](r)
+		failure, _ := r.lastFailure()
 		var e *Error
-		if !llm.IsAuthError(ev.Err) || errors.As(ev.Err, &e) {
-			t.Errorf("error = %v; want the auth error unchanged", ev.Err)
+		if !llm.IsAuthError(failure) || errors.As(failure, &e) {
+			t.Errorf("error = %v; want the auth error unchanged", failure)
 		}
 	})
 }

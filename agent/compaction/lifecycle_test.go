@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 )
@@ -70,7 +71,7 @@ func TestCancelLeavesHistoryIdentical(t *testing.T) {
 		if d := cmp.Diff([]records.Type{TypeBegin, TypeCancel}, r.recordTypes()); d != "" {
 			t.Errorf("records (-want +got):\n%s", d)
 		}
-		if d := cmp.Diff([]EventType{EventStarted, EventCancelled}, r.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCancelled}, r.eventTypes()); d != "" {
 			t.Errorf("events (-want +got):\n%s", d)
 		}
 		if r.finished.Load() != 1 {
@@ -168,7 +169,7 @@ func TestCancelAfterClaimCompletes(t *testing.T) {
 			}
 		}
 		compactNow(t, r, "")
-		if d := cmp.Diff([]EventType{EventStarted, EventCompleted}, r.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCompleted}, r.eventTypes()); d != "" {
 			t.Errorf("events (-want +got):\n%s", d)
 		}
 		if d := cmp.Diff([]records.Type{TypeBegin, "usage.record", records.Type(history.TypeApplyCompaction), TypeComplete},
@@ -198,7 +199,7 @@ func TestCancelBeforeBeginRecorded(t *testing.T) {
 		if d := cmp.Diff([]records.Type{TypeBegin, TypeCancel}, r.recordTypes()); d != "" {
 			t.Errorf("records (-want +got):\n%s", d)
 		}
-		if d := cmp.Diff([]EventType{EventStarted, EventCancelled}, r.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCancelled}, r.eventTypes()); d != "" {
 			t.Errorf("events (-want +got):\n%s", d)
 		}
 		if len(r.requests()) != 0 || r.finished.Load() != 1 {

@@ -81,7 +81,7 @@ func (c *FullCompaction) newSummaryRequest(m Model, custom string, original []hi
 // else the budget's fallback. No used-context clamp: the summary replaces
 // the context it reads.
 func (c *FullCompaction) summaryProvider(m Model) llm.Provider {
-	in := c.o.Budget
+	in := m.Budget
 	if in.MaxOutputSize <= 0 && m.Capability.MaxContextTokens > 0 {
 		in.MaxOutputSize = min(m.Capability.MaxContextTokens, defaultCompactionCap)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/history/historytest"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -29,7 +30,9 @@ type rig struct {
 	mu      sync.Mutex
 	mem     *history.Memory
 	recs    []records.Record // guarded by mu
-	events  []Event          // guarded by mu
+	events  []event.Event    // guarded by mu
+	fails   []error          // guarded by mu: what Failed reported
+	types   []event.Type     // guarded by mu: the types published, "error" for a failure
 	calls   []call           // guarded by mu
 	usage   []llm.TokenUsage // guarded by mu
 	hookLog []string         // guarded by mu
@@ -55,6 +58,16 @@ type call struct {
 	maxTokens int
 	req       llm.Request
 	fields    loop.RequestLogFields
+}
+
+// newRigWith builds a rig whose model has m's budget and strategy.
+func newRigWith(t testing.TB, m Model, replies ...scripted.Response) *rig {
+	t.Helper()
+	r := newRig(t, Options{}, replies...)
+	r.mu.Lock()
+	r.model.Budget, r.model.Strategy = m.Budget, m.Strategy
+	r.mu.Unlock()
+	return r
 }
 
 // newRig builds a rig whose model answers with replies in order.
@@ -170,10 +183,29 @@ func (r *rig) OnCompactionFinished(context.Context) {
 }
 
 // Publish implements EventSink.
-func (r *rig) Publish(ev Event) {
+func (r *rig) Publish(ev event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, ev)
+	r.types = append(r.types, ev.EventType())
+}
+
+// Failed implements EventSink.
+func (r *rig) Failed(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fails = append(r.fails, err)
+	r.types = append(r.types, event.TypeError)
+}
+
+// lastFailure is the last failure reported to Failed.
+func (r *rig) lastFailure() (error, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.fails) == 0 {
+		return nil, false
+	}
+	return r.fails[len(r.fails)-1], true
 }
 
 // RecordUsage implements UsageRecorder with a usage.record.
@@ -279,14 +311,10 @@ func (r *rig) requests() []call {
 }
 
 // eventTypes lists the events so far.
-func (r *rig) eventTypes() []EventType {
+func (r *rig) eventTypes() []event.Type {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []EventType
-	for _, ev := range r.events {
-		out = append(out, ev.EventType())
-	}
-	return out
+	return slices.Clone(r.types)
 }
 
 // recordTypes lists the records so far, history appends left out.
@@ -310,7 +338,7 @@ func (r *rig) log() []records.Record {
 }
 
 // lastEvent returns the last event of type T.
-func lastEvent[T Event](r *rig) (T, bool) {
+func lastEvent[T event.Event](r *rig) (T, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.events) - 1; i >= 0; i-- {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 )
 
@@ -66,7 +67,7 @@ func TestS42AbortWhenPrefixChanged(t *testing.T) {
 				if len(r.usage) != 1 {
 					t.Errorf("usage records = %d; want 1 (spent tokens count even when discarded)", len(r.usage))
 				}
-				if d := cmp.Diff([]EventType{EventStarted, EventCancelled}, r.eventTypes()); d != "" {
+				if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCancelled}, r.eventTypes()); d != "" {
 					t.Errorf("events (-want +got):\n%s", d)
 				}
 				wantRecs := []records.Type{TypeBegin, records.Type(tt.change.RecordType()), "usage.record", TypeCancel}
@@ -221,7 +222,7 @@ func TestS55TodoAppended(t *testing.T) {
 		if rec.ContextSummary == nil || *rec.ContextSummary != SummaryPrefix()+"\n"+want {
 			t.Errorf("context summary = %v; want the prefix, a newline and the summary", rec.ContextSummary)
 		}
-		ev, _ := lastEvent[CompletedEvent](r)
+		ev, _ := lastEvent[event.CompactionCompleted](r)
 		if ev.Result.Summary != want {
 			t.Errorf("compaction.completed shows %q; want the summary without prefix", ev.Result.Summary)
 		}
@@ -313,7 +314,7 @@ func TestS60CompactionCompletionCap(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				r := newRig(t, Options{Budget: tt.budget}, summaryReply("s"))
+				r := newRigWith(t, Model{Budget: tt.budget}, summaryReply("s"))
 				r.setCapability(llm.Capability{MaxContextTokens: tt.window})
 				r.append(U("hi"))
 				compactNow(t, r, "")
@@ -341,8 +342,8 @@ func TestCustomInstruction(t *testing.T) {
 		if err := records.Decode(r.log()[1], &begin); err != nil || begin != (BeginRecord{Source: SourceManual, Instruction: "  keep the API names  "}) {
 			t.Errorf("begin record = %+v, %v", begin, err)
 		}
-		ev, _ := lastEvent[StartedEvent](r)
-		if ev.Trigger != SourceManual || ev.Instruction != "  keep the API names  " {
+		ev, _ := lastEvent[event.CompactionStarted](r)
+		if ev.Trigger != string(SourceManual) || ev.Instruction != "  keep the API names  " {
 			t.Errorf("started event = %+v", ev)
 		}
 		if got := r.hookLog; len(got) != 2 || got[0] != "PreCompact manual "+strconv.Itoa(estimateHistory([]history.Message{U("hi")})) ||
@@ -373,7 +374,7 @@ func TestReinjectedRemindersFollowTheSummary(t *testing.T) {
 		failing := newRig(t, Options{Reinject: func(context.Context) error { return errors.New("disk full") }}, summaryReply("s"))
 		failing.append(U("hi"))
 		compactNow(t, failing, "")
-		if d := cmp.Diff([]EventType{EventStarted, EventCompleted}, failing.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionCompleted}, failing.eventTypes()); d != "" {
 			t.Errorf("events after a failed reinjection (-want +got):\n%s", d)
 		}
 		if d := cmp.Diff([]records.Type{TypeBegin, "usage.record", records.Type(history.TypeApplyCompaction), TypeComplete},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/kimigo/kimigo/event"
 )
 
 // persistTimeout bounds the writes that must outlive a cancel.
@@ -106,7 +108,7 @@ func (c *FullCompaction) begin(ctx context.Context, source Source, instruction s
 		return nil, err
 	}
 	c.log.Info("compaction started", "source", source)
-	c.emit(StartedEvent{Trigger: source, Instruction: instruction})
+	c.emit(event.CompactionStarted{Header: c.header(), Trigger: string(source), Instruction: instruction})
 	if !r.state.CompareAndSwap(stateReserved, stateBegun) {
 		// Cancelled before its begin was written: the cancel follows it.
 		if err := c.recordCancel(ctx); err != nil {
@@ -127,6 +129,7 @@ func (c *FullCompaction) begin(ctx context.Context, source Source, instruction s
 
 // reserve claims the compacting slot and counts the compaction.
 func (c *FullCompaction) reserve(source Source, instruction string, blocked bool) *run {
+	perTurn := c.Strategy().MaxCompactionPerTurn() // read before the lock: it asks the agent for its model
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.compacting != nil || c.closed {
@@ -137,7 +140,7 @@ func (c *FullCompaction) reserve(source Source, instruction string, blocked bool
 	} else {
 		c.countInTurn++
 	}
-	if max := c.strategy.MaxCompactionPerTurn(); max > 0 && c.countInTurn > max {
+	if perTurn > 0 && c.countInTurn > perTurn {
 		return nil
 	}
 	r := &run{source: source, instruction: instruction, blockedByTurn: blocked,
@@ -227,7 +230,7 @@ func (c *FullCompaction) recordCancel(ctx context.Context) error {
 	defer done()
 	err := c.o.Commit.Commit(ctx, TypeCancel, CancelRecord{})
 	c.log.Info("compaction cancelled")
-	c.emit(CancelledEvent{})
+	c.emit(event.CompactionCancelled{Header: c.header()})
 	if err != nil {
 		return fmt.Errorf("record %s: %w", TypeCancel, err)
 	}

@@ -64,7 +64,7 @@ func TestStrategyDefaultsAndAfterStep(t *testing.T) {
 // TestEffectiveWindow covers the example of spec 03 §6.2: a declared input
 // cap wins over the window, and an overflow teaches a smaller one.
 func TestEffectiveWindow(t *testing.T) {
-	r := newRig(t, Options{Strategy: StrategyOptions{ReservedContextSize: intp(0)}})
+	r := newRigWith(t, Model{Strategy: StrategyOptions{ReservedContextSize: intp(0)}})
 	r.setCapability(llm.Capability{MaxContextTokens: 200_000, MaxInputTokens: 150_000})
 	s := r.c.Strategy()
 	if s.ShouldCompact(127_499) || !s.ShouldCompact(127_500) {

@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 )
 
@@ -13,7 +14,7 @@ import (
 // prompt and the last step's tool results. An error fails the step.
 func (c *FullCompaction) BeforeStep(ctx context.Context, _ int) error {
 	used := c.o.History.TokenCountWithPending()
-	blocking := c.strategy.ShouldBlock(used)
+	blocking := c.Strategy().ShouldBlock(used)
 	r, err := c.checkAuto(ctx, used, true, blocking)
 	if err != nil {
 		return err
@@ -31,7 +32,7 @@ func (c *FullCompaction) AfterStep(ctx context.Context) {
 	c.mu.Lock()
 	c.consecutiveOverflows = 0
 	c.mu.Unlock()
-	if !c.strategy.CheckAfterStep() {
+	if !c.Strategy().CheckAfterStep() {
 		return
 	}
 	if _, err := c.checkAuto(ctx, c.o.History.TokenCountWithPending(), false, false); err != nil {
@@ -48,7 +49,7 @@ func (c *FullCompaction) checkAuto(ctx context.Context, used int, throwOnLimit, 
 	running := c.compacting
 	floor := c.lastCompactedTokens != nil && used <= *c.lastCompactedTokens
 	c.mu.Unlock()
-	if running != nil || floor || !c.strategy.ShouldCompact(used) {
+	if running != nil || floor || !c.Strategy().ShouldCompact(used) {
 		return running, nil
 	}
 	return c.beginAuto(ctx, throwOnLimit, blocking)
@@ -60,9 +61,9 @@ func (c *FullCompaction) checkAuto(ctx context.Context, used int, throwOnLimit, 
 // that caller's to report. It returns the compaction running afterwards,
 // if any.
 func (c *FullCompaction) beginAuto(ctx context.Context, throwOnLimit, blocking bool) (*run, error) {
+	max := c.Strategy().MaxCompactionPerTurn() // before the lock: it asks the agent for its model
 	c.mu.Lock()
 	running := c.compacting
-	max := c.strategy.MaxCompactionPerTurn()
 	limited := running == nil && max > 0 && c.countInTurn >= max
 	if limited && throwOnLimit {
 		c.limitRaised = true
@@ -96,7 +97,7 @@ func (c *FullCompaction) HandleOverflowError(ctx context.Context, err error) err
 	c.consecutiveOverflows++
 	n := c.consecutiveOverflows
 	c.mu.Unlock()
-	if max := c.strategy.MaxOverflowCompactionAttempts(); n > max {
+	if max := c.Strategy().MaxOverflowCompactionAttempts(); n > max {
 		return overflowLoopError(max, err)
 	}
 	r, berr := c.beginAuto(ctx, true, true)
@@ -145,6 +146,6 @@ func (c *FullCompaction) sendBlocked(r *run) {
 	r.blockedSent = true
 	c.mu.Unlock()
 	if !sent {
-		c.emit(BlockedEvent{TurnID: c.o.Turns.CurrentID()})
+		c.emit(event.CompactionBlocked{Header: event.InTurn(c.o.Turns.CurrentID())})
 	}
 }

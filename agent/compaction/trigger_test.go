@@ -11,6 +11,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 )
@@ -28,7 +29,7 @@ func summaryReply(text string) scripted.Response {
 // becomes the kept prompt and the prefixed summary (spec 03 §8 S38).
 func TestS38ThresholdBeforeStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{ReservedContextSize: intp(0)}}, summaryReply("I was reading files."))
+		r := newRigWith(t, Model{Strategy: StrategyOptions{ReservedContextSize: intp(0)}}, summaryReply("I was reading files."))
 		r.setCapability(llm.Capability{MaxContextTokens: 100_000})
 		r.append(U("read the files"))
 		r.append(A("", "c1"))
@@ -52,11 +53,11 @@ func TestS38ThresholdBeforeStep(t *testing.T) {
 		if err := r.c.BeforeStep(t.Context(), 0); err != nil {
 			t.Fatalf("BeforeStep at 86,002: %v", err)
 		}
-		want := []EventType{EventStarted, EventBlocked, EventCompleted}
+		want := []event.Type{event.TypeCompactionStarted, event.TypeCompactionBlocked, event.TypeCompactionCompleted}
 		if d := cmp.Diff(want, r.eventTypes()); d != "" {
 			t.Errorf("events (-want +got):\n%s", d)
 		}
-		if ev, _ := lastEvent[StartedEvent](r); ev.Trigger != SourceAuto {
+		if ev, _ := lastEvent[event.CompactionStarted](r); ev.Trigger != string(SourceAuto) {
 			t.Errorf("started trigger = %q; want auto", ev.Trigger)
 		}
 		reqs := r.requests()
@@ -95,7 +96,7 @@ func TestS38ThresholdBeforeStep(t *testing.T) {
 // and a 440-character prompt compact before the first step (S39).
 func TestS39ReserveTrigger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{ReservedContextSize: intp(500)}}, summaryReply("earlier work"))
+		r := newRigWith(t, Model{Strategy: StrategyOptions{ReservedContextSize: intp(500)}}, summaryReply("earlier work"))
 		r.setCapability(llm.Capability{MaxContextTokens: 2_000})
 		r.append(U("first"))
 		r.append(A("done"))
@@ -115,7 +116,7 @@ func TestS39ReserveTrigger(t *testing.T) {
 
 // TestS40ReserveIgnored: a reserve larger than the window is ignored (S40).
 func TestS40ReserveIgnored(t *testing.T) {
-	r := newRig(t, Options{Strategy: StrategyOptions{ReservedContextSize: intp(50_000)}})
+	r := newRigWith(t, Model{Strategy: StrategyOptions{ReservedContextSize: intp(50_000)}})
 	r.setCapability(llm.Capability{MaxContextTokens: 32_000})
 	r.append(U("hello"))
 	r.setTokens(10_000)
@@ -193,7 +194,7 @@ func TestS50ProviderOverflowInTurn(t *testing.T) {
 		if total := loopRequests + len(r.requests()); total != 3 {
 			t.Errorf("requests = %d; want 3", total)
 		}
-		if ev, ok := lastEvent[StartedEvent](r); !ok || ev.Trigger != SourceAuto {
+		if ev, ok := lastEvent[event.CompactionStarted](r); !ok || ev.Trigger != string(SourceAuto) {
 			t.Errorf("no compaction.started{auto}: %v", r.eventTypes())
 		}
 		if got, want := r.c.EffectiveMaxContextTokens(), est*85/100; got != want {
@@ -227,7 +228,7 @@ func TestS51OverflowGuard(t *testing.T) {
 		}
 		started := 0
 		for _, ev := range r.eventTypes() {
-			if ev == EventStarted {
+			if ev == event.TypeCompactionStarted {
 				started++
 			}
 		}
@@ -250,7 +251,7 @@ func TestS58FailureWhileBlocked(t *testing.T) {
 		if !errors.As(err, &e) || e.Code() != CodeFailed || !strings.Contains(e.Error(), "bad request") {
 			t.Fatalf("BeforeStep = %v; want compaction.failed with the cause's text", err)
 		}
-		if d := cmp.Diff([]EventType{EventStarted, EventBlocked, EventCancelled}, r.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionBlocked, event.TypeCompactionCancelled}, r.eventTypes()); d != "" {
 			t.Errorf("events (-want +got):\n%s", d)
 		}
 		if d := cmp.Diff([]records.Type{TypeBegin, TypeCancel}, r.recordTypes()); d != "" {
@@ -281,7 +282,7 @@ func TestS59CancelWhileBlocked(t *testing.T) {
 		if !llm.IsAbort(err) {
 			t.Fatalf("BeforeStep = %v; want an abort", err)
 		}
-		if d := cmp.Diff([]EventType{EventStarted, EventBlocked, EventCancelled}, r.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted, event.TypeCompactionBlocked, event.TypeCompactionCancelled}, r.eventTypes()); d != "" {
 			t.Errorf("events (-want +got):\n%s", d)
 		}
 		if _, ok := r.appliedRecord(); ok {
@@ -298,7 +299,7 @@ func TestS59CancelWhileBlocked(t *testing.T) {
 // without another compaction (the §6.17 limitation, fixed).
 func TestCompactionLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{MaxCompactionPerTurn: 1}}, summaryReply("one"))
+		r := newRigWith(t, Model{Strategy: StrategyOptions{MaxCompactionPerTurn: 1}}, summaryReply("one"))
 		r.setCapability(llm.Capability{MaxContextTokens: 1_000})
 		r.append(U(strings.Repeat("x", 4_000)))
 		if err := r.c.BeforeStep(t.Context(), 0); err != nil {
@@ -329,7 +330,7 @@ func TestCompactionLimit(t *testing.T) {
 // step run beside it.
 func TestBackgroundCompactionAfterStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, Options{Strategy: StrategyOptions{TriggerRatio: 0.5, BlockRatio: 0.9, ReservedContextSize: intp(0)}},
+		r := newRigWith(t, Model{Strategy: StrategyOptions{TriggerRatio: 0.5, BlockRatio: 0.9, ReservedContextSize: intp(0)}},
 			summaryReply("background"))
 		r.setCapability(llm.Capability{MaxContextTokens: 1_000})
 		r.append(U("go"))
@@ -342,7 +343,7 @@ func TestBackgroundCompactionAfterStep(t *testing.T) {
 		if err := r.c.BeforeStep(t.Context(), 0); err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff([]EventType{EventStarted}, r.eventTypes()); d != "" {
+		if d := cmp.Diff([]event.Type{event.TypeCompactionStarted}, r.eventTypes()); d != "" {
 			t.Errorf("the step waited for a background compaction (-want +got):\n%s", d)
 		}
 		release()

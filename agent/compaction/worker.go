@@ -3,6 +3,8 @@ package compaction
 import (
 	"context"
 	"errors"
+
+	"github.com/kimigo/kimigo/event"
 )
 
 // work is the worker of one compaction (spec 03 §6.8): the round, then the
@@ -32,7 +34,7 @@ func (c *FullCompaction) work(r *run) {
 		if blocked {
 			r.err = err // the waiting turn fails with it
 		} else {
-			c.emit(ErrorEvent{Err: err})
+			c.failed(err)
 			if r.source == SourceManual {
 				r.err = err // for Wait
 			}
@@ -74,7 +76,7 @@ func (c *FullCompaction) complete(r *run) error {
 	c.lastCompactedTokens = &tokens
 	c.mu.Unlock()
 	c.release(r)
-	c.emit(CompletedEvent{Result: resultOf(rec)})
+	c.emit(event.CompactionCompleted{Header: c.header(), Result: resultOf(rec)})
 	if c.o.Hooks != nil {
 		c.o.Hooks.PostCompact(r.source, derefOr(rec.TokensAfter))
 	}

@@ -2,7 +2,8 @@ package history
 
 import (
 	"bytes"
-	"encoding/json"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // objectWriter writes a JSON object with its keys in the order they are
@@ -31,14 +32,14 @@ func (w *objectWriter) val(key string, v any) {
 	} else {
 		w.b.WriteByte(',')
 	}
-	data, err := marshalJSON(key)
+	data, err := plainjson.Marshal(key)
 	if err != nil {
 		w.err = err
 		return
 	}
 	w.b.Write(data)
 	w.b.WriteByte(':')
-	if data, err = marshalJSON(v); err != nil {
+	if data, err = plainjson.Marshal(v); err != nil {
 		w.err = err
 		return
 	}
@@ -55,16 +56,4 @@ func (w *objectWriter) close() ([]byte, error) {
 	}
 	w.b.WriteByte('}')
 	return w.b.Bytes(), nil
-}
-
-// marshalJSON encodes v without HTML escaping and without a trailing
-// newline.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -1,7 +1,6 @@
 package history_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	ht "github.com/kimigo/kimigo/agent/history/historytest"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -38,13 +38,11 @@ func newAgent(t *testing.T) *agent {
 
 func (a *agent) commit(p history.Payload) history.Change {
 	a.t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
+	b, err := plainjson.Marshal(p)
+	if err != nil {
 		a.t.Fatalf("encode %s: %v", p.RecordType(), err)
 	}
-	a.recs = append(a.recs, record{p.RecordType(), bytes.TrimSpace(buf.Bytes())})
+	a.recs = append(a.recs, record{p.RecordType(), b})
 	ch, err := a.mem.Apply(p)
 	if err != nil {
 		a.t.Fatalf("apply %s: %v", p.RecordType(), err)

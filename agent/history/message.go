@@ -81,8 +81,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return w.close()
 }
 
-// UnmarshalJSON reads the persisted shape. Display blocks of unknown kinds
-// are an error naming the call.
+// UnmarshalJSON reads the persisted shape. A display block of a kind the
+// loop has no type for is kept as it was written (loop.RawDisplay); one
+// that is not a display block is an error naming the call.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var aux struct {
 		llm.Message

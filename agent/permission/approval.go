@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -46,28 +47,28 @@ type ApprovalResponse struct {
 	SelectedLabel string           `json:"selectedLabel,omitempty"`
 }
 
-// Answer is one of the choices a front end offers for an ordinary request.
-type Answer string
-
-// Answers.
-const (
-	Once    Answer = "once"
-	Session Answer = "session"
-	Always  Answer = "always"
-	Reject  Answer = "reject"
-)
-
-// Response is the ApprovalResponse for the answer.
-func (a Answer) Response() ApprovalResponse {
-	switch a {
-	case Session:
-		return ApprovalResponse{Decision: ApprovalApproved, Scope: ApprovalSession}
-	case Always:
-		return ApprovalResponse{Decision: ApprovalApproved, Scope: ApprovalAlways}
-	case Reject:
-		return ApprovalResponse{Decision: ApprovalRejected}
+// Response is the ApprovalResponse a front end's answer stands for
+// (ERRATA 10): approve once, for the session, always (which also writes an
+// allow rule), reject with optional feedback, or dismiss (cancelled). An
+// answer with a choice it does not know is an error naming the choice.
+func Response(a event.ApprovalAnswer) (ApprovalResponse, error) {
+	r := ApprovalResponse{Feedback: a.Feedback, SelectedLabel: a.SelectedLabel}
+	switch a.Choice {
+	case event.ApproveOnce:
+		r.Decision = ApprovalApproved
+	case event.ApproveSession:
+		r.Decision, r.Scope = ApprovalApproved, ApprovalSession
+	case event.ApproveAlways:
+		r.Decision, r.Scope = ApprovalApproved, ApprovalAlways
+	case event.Reject:
+		r.Decision = ApprovalRejected
+	case event.Dismiss:
+		r.Decision = ApprovalCancelled
+	default:
+		return ApprovalResponse{}, fmt.Errorf("approval answer: unknown choice %q (want %s, %s, %s, %s or %s)", a.Choice,
+			event.ApproveOnce, event.ApproveSession, event.ApproveAlways, event.Reject, event.Dismiss)
 	}
-	return ApprovalResponse{Decision: ApprovalApproved}
+	return r, nil
 }
 
 // ApprovalRequest is what the user is asked (spec 04 §4.1 step 4). The
@@ -108,6 +109,13 @@ const recordTimeout = 5 * time.Second
 // ask runs the approval flow for an ask verdict of p (spec 04 §4.1).
 func (m *Manager) ask(ctx context.Context, c *Call, p Policy, v Verdict) (loop.Authorization, error) {
 	req := approvalRequest(c)
+	if m.o.Approver == nil {
+		// Nobody can answer: the safe default denies, and says what would
+		// allow the call. No hook fires and nothing is recorded: no
+		// request was made.
+		m.trackApproval(c, p, req, "unanswerable", m.now(), false, false)
+		return loop.Authorization{Block: true, Reason: unanswerableText(c)}, nil
+	}
 	start := m.now()
 	resp, err := m.answer(ctx, c, req)
 	if err != nil {
@@ -171,13 +179,8 @@ func approvalRequest(c *Call) ApprovalRequest {
 	return req
 }
 
-// answer gets the user's answer with the observer hooks around it. Without
-// an approval channel (headless use) the call is approved and no hook
-// fires.
+// answer gets the user's answer with the observer hooks around it.
 func (m *Manager) answer(ctx context.Context, c *Call, req ApprovalRequest) (ApprovalResponse, error) {
-	if m.o.Approver == nil {
-		return ApprovalResponse{Decision: ApprovalApproved}, nil
-	}
 	input := func(extra map[string]any) map[string]any {
 		in := map[string]any{"turnId": req.TurnID, "toolCallId": req.ToolCallID, "toolName": req.ToolName, "action": req.Action}
 		maps.Copy(in, extra)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -54,7 +55,7 @@ func TestScenario46ApproveOnce(t *testing.T) {
 }
 
 func TestScenario47ApproveForSession(t *testing.T) {
-	r := newRig(t, withAnswers(permission.Session.Response()))
+	r := newRig(t, withAnswers(answer(event.ApproveSession)))
 	r.judge("Bash", `{"command":"printf first"}`)
 	want := `{"turnId":0,"toolCallId":"c1","toolName":"Bash","action":"Running: printf first",` +
 		`"sessionApprovalRule":"Bash(printf first)","result":{"decision":"approved","scope":"session"}}`
@@ -70,7 +71,7 @@ func TestScenario47ApproveForSession(t *testing.T) {
 }
 
 func TestScenario48LiteralEscaping(t *testing.T) {
-	r := newRig(t, withAnswers(permission.Session.Response()))
+	r := newRig(t, withAnswers(answer(event.ApproveSession)))
 	r.judge("Bash", `{"command":"printf *"}`)
 	if p := r.m.SessionPatterns(); len(p) != 1 || p[0] != `Bash(printf \*)` {
 		t.Errorf("patterns %q", p)
@@ -84,7 +85,7 @@ func TestScenario48LiteralEscaping(t *testing.T) {
 }
 
 func TestScenario49SubjectlessTools(t *testing.T) {
-	r := newRig(t, withAnswers(permission.Session.Response()))
+	r := newRig(t, withAnswers(answer(event.ApproveSession)))
 	r.judge("Custom", `{"query":"first"}`)
 	if got := r.judge("Custom", `{"query":"second"}`); got != approved {
 		t.Errorf("second call = %s", got)
@@ -95,7 +96,7 @@ func TestScenario49SubjectlessTools(t *testing.T) {
 }
 
 func TestScenario50Persistence(t *testing.T) {
-	r := newRig(t, withAnswers(permission.Session.Response()))
+	r := newRig(t, withAnswers(answer(event.ApproveSession)))
 	r.judge("Bash", `{"command":"printf first"}`)
 	resumed := newRig(t)
 	r.log.replay(t, resumed.m)
@@ -154,7 +155,10 @@ func TestScenario53ObserverHooks(t *testing.T) {
 	}
 	headless := newRig(t, withoutApprover())
 	a, err := headless.call("Bash", `{"command":"rm x"}`)
-	wantAllow(t, a, err)
+	if err != nil || !a.Block || !strings.Contains(a.Reason, "nobody is here to approve it") ||
+		!strings.Contains(a.Reason, "Bash(rm x)") {
+		t.Errorf("without an approver: %+v, %v; want a denial naming the rule that would allow it", a, err)
+	}
 	if n := len(headless.hooks.of(permission.HookPermissionRequest)) + len(headless.hooks.of(permission.HookPermissionResult)); n != 0 {
 		t.Errorf("headless approval fired %d hooks", n)
 	}
@@ -257,7 +261,7 @@ func TestApproveAlways(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &fileRuleWriter{path: cfg}
-	r := newRig(t, withWriter(w), withAnswers(permission.Always.Response(), permission.Always.Response(), permission.Always.Response()))
+	r := newRig(t, withWriter(w), withAnswers(answer(event.ApproveAlways), answer(event.ApproveAlways), answer(event.ApproveAlways)))
 	r.judge("Bash", `{"command":"git status && go test ./... | tee out.txt"}`)
 	r.judge("Write", `{"path":"/elsewhere/a.txt","content":"x"}`)
 	r.judge("Bash", `{"command":"eval \"$CMD\""}`) // allow rules can never approve this: nothing is written
@@ -315,7 +319,7 @@ func TestRecordFailureBlocksTheCall(t *testing.T) {
 }
 
 func TestTelemetryHasNoArgumentText(t *testing.T) {
-	r := newRig(t, withRules(rule(permission.DecisionAsk, "Bash(curl *)")), withAnswers(permission.Session.Response()))
+	r := newRig(t, withRules(rule(permission.DecisionAsk, "Bash(curl *)")), withAnswers(answer(event.ApproveSession)))
 	r.call("Bash", `{"command":"curl secret.example?token=abc"}`)
 	for _, ev := range r.tele.events {
 		b, _ := json.Marshal(ev.props)
@@ -326,5 +330,29 @@ func TestTelemetryHasNoArgumentText(t *testing.T) {
 	d := r.tele.last(permission.EventApprovalResult)
 	if d["result"] != "approved_for_session" || d["approval_surface"] != "command" || d["policy_name"] != "user-configured-ask" {
 		t.Errorf("approval telemetry %v", d)
+	}
+}
+
+// A front end's answer maps to one response; a choice that does not
+// exist is an error naming it.
+func TestResponseForEveryChoice(t *testing.T) {
+	for _, tt := range []struct {
+		in   event.ApprovalAnswer
+		want permission.ApprovalResponse
+	}{
+		{event.ApprovalAnswer{Choice: event.ApproveOnce}, permission.ApprovalResponse{Decision: permission.ApprovalApproved}},
+		{event.ApprovalAnswer{Choice: event.ApproveSession}, permission.ApprovalResponse{Decision: permission.ApprovalApproved, Scope: permission.ApprovalSession}},
+		{event.ApprovalAnswer{Choice: event.ApproveAlways}, permission.ApprovalResponse{Decision: permission.ApprovalApproved, Scope: permission.ApprovalAlways}},
+		{event.ApprovalAnswer{Choice: event.Reject, Feedback: "use rg"}, permission.ApprovalResponse{Decision: permission.ApprovalRejected, Feedback: "use rg"}},
+		{event.ApprovalAnswer{Choice: event.Dismiss}, permission.ApprovalResponse{Decision: permission.ApprovalCancelled}},
+		{event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: "B"}, permission.ApprovalResponse{Decision: permission.ApprovalApproved, SelectedLabel: "B"}},
+	} {
+		got, err := permission.Response(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("Response(%+v) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := permission.Response(event.ApprovalAnswer{Choice: "maybe"}); err == nil || !strings.Contains(err.Error(), `"maybe"`) {
+		t.Errorf("Response(maybe) = %v; want an error naming it", err)
 	}
 }

@@ -2,8 +2,6 @@ package permission
 
 import (
 	"context"
-
-	"github.com/kimigo/kimigo/tools"
 )
 
 // autoModeQuestionDeny denies AskUserQuestion in auto mode: nobody is
@@ -13,7 +11,7 @@ type autoModeQuestionDeny struct{}
 func (autoModeQuestionDeny) Name() string { return "auto-mode-ask-user-question-deny" }
 
 func (autoModeQuestionDeny) Evaluate(_ context.Context, c *Call) (Verdict, error) {
-	if c.Mode != ModeAuto || c.Name() != tools.NameAskUserQuestion {
+	if c.Mode != ModeAuto || c.Name() != toolAskUserQuestion {
 		return Verdict{}, nil
 	}
 	return Verdict{Kind: Deny, Message: autoModeQuestionText}, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
 	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // fuzzAllows are the allow rules' arguments of realisticRules.
@@ -41,8 +42,8 @@ func FuzzBashRules(f *testing.F) {
 	}
 	tele := &lastDecision{}
 	m := permission.New(permission.Options{Env: env, Rules: realisticRules(), Telemetry: tele,
-		Workspace: func() tools.Workspace { return tools.Workspace{Dir: "/repo"} }})
-	bash := tools.NewBash(tools.BashOptions{Base: tools.Base{Env: env, Workspace: tools.Workspace{Dir: "/repo"}}})
+		Workspace: func() workspace.Dirs { return workspace.Dirs{Dir: "/repo"} }})
+	bash := tools.NewBash(tools.BashOptions{Base: tools.Base{Env: env, Workspace: workspace.Dirs{Dir: "/repo"}}})
 	var globs []*glob.Glob
 	for _, a := range fuzzAllowArgs {
 		globs = append(globs, glob.MustCompile(a, glob.Options{}))

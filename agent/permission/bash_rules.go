@@ -1,6 +1,8 @@
 package permission
 
-import "github.com/kimigo/kimigo/tools"
+import (
+	"github.com/kimigo/kimigo/workspace"
+)
 
 // allowedBy reports whether u may run under the allow rules; match says
 // whether some allow rule approves one command text. A command whose words
@@ -89,7 +91,7 @@ func (s *script) alwaysRules() []string {
 	add := func(text string) {
 		if !seen[text] {
 			seen[text] = true
-			out = append(out, tools.ApprovalRule(tools.NameBash, text))
+			out = append(out, workspace.ApprovalRule(toolBash, text))
 		}
 	}
 	var walk func(u *unit)

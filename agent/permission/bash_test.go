@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 )
 
 // realisticRules is the rule set of the adversarial table.
@@ -261,7 +262,7 @@ func TestBashCwdArgument(t *testing.T) {
 // TestBashSessionPatternIsLiteral: a session approval of a script covers
 // that exact script only, and ./x is not x.
 func TestBashSessionPatternIsLiteral(t *testing.T) {
-	r := newRig(t, withAnswers(permission.Session.Response(), permission.Session.Response()))
+	r := newRig(t, withAnswers(answer(event.ApproveSession), answer(event.ApproveSession)))
 	r.judge("Bash", bashArgs("git status && make"))
 	r.judge("Bash", bashArgs("./build.sh"))
 	for cmd, want := range map[string]outcome{

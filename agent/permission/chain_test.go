@@ -7,9 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // TestChainOrder pins the chain of spec 04 §2.3, with the workspace
@@ -168,7 +169,7 @@ func TestScenario12AutoApprovesOutsideWrites(t *testing.T) {
 }
 
 func TestScenario13SessionApprovalBeatsAskRule(t *testing.T) {
-	r := newRig(t, withRules(rule(permission.DecisionAsk, "Bash")), withAnswers(permission.Session.Response()))
+	r := newRig(t, withRules(rule(permission.DecisionAsk, "Bash")), withAnswers(answer(event.ApproveSession)))
 	if got := r.judge("Bash", `{"command":"printf first"}`); got != asked {
 		t.Fatalf("first call: %s", got)
 	}
@@ -189,7 +190,7 @@ func TestScenario14SessionApprovalLosesToDeny(t *testing.T) {
 
 func sessionApproval(pattern string) permission.ApprovalResultRecord {
 	return permission.ApprovalResultRecord{ToolName: "Bash", ToolCallID: "old", Action: "Running",
-		SessionApprovalRule: pattern, Result: permission.Session.Response()}
+		SessionApprovalRule: pattern, Result: answer(event.ApproveSession)}
 }
 
 func TestScenario15AskBeatsAllow(t *testing.T) {
@@ -216,10 +217,7 @@ func TestScenario17AllowWithNonMatchingArgument(t *testing.T) {
 }
 
 func exitPlanExec(ps *planState, options ...string) *loop.Execution {
-	d := &loop.PlanReviewDisplay{Plan: ps.content, Path: ps.path}
-	for _, o := range options {
-		d.Options = append(d.Options, loop.PlanOption{Label: o})
-	}
+	d := &planReviewDisplay{Plan: ps.content, Path: ps.path, Options: options}
 	return &loop.Execution{Description: "Presenting plan and exiting plan mode", ApprovalRule: "ExitPlanMode", Display: d}
 }
 
@@ -236,7 +234,7 @@ func TestScenario18PlanReviewInYolo(t *testing.T) {
 	if err != nil || a.SyntheticResult == nil {
 		t.Fatalf("got %+v, %v; want a synthetic result (the tool does not run)", a, err)
 	}
-	if d, ok := r.approver.last().Display.(*loop.PlanReviewDisplay); !ok || len(d.Options) != 2 || d.Plan != "# Plan" {
+	if d, ok := r.approver.last().Display.(*planReviewDisplay); !ok || len(d.Options) != 2 || d.Plan != "# Plan" {
 		t.Errorf("request display = %#v", r.approver.last().Display)
 	}
 	out := a.SyntheticResult.Output.String()
@@ -304,7 +302,7 @@ func TestScenario21BlankPlan(t *testing.T) {
 }
 
 func goalExec(mode permission.Mode) *loop.Execution {
-	return &loop.Execution{ApprovalRule: "CreateGoal", Display: &loop.GoalStartDisplay{Objective: "work", Mode: string(mode)}}
+	return &loop.Execution{ApprovalRule: "CreateGoal", Display: &goalStartDisplay{Objective: "work", Mode: string(mode)}}
 }
 
 func TestScenario22GoalStartSwitchesMode(t *testing.T) {
@@ -314,7 +312,7 @@ func TestScenario22GoalStartSwitchesMode(t *testing.T) {
 	m = r.m
 	a, err := r.callExec("CreateGoal", `{"objective":"work"}`, goalExec(permission.ModeManual))
 	wantAllow(t, a, err)
-	if d, ok := r.approver.last().Display.(*loop.GoalStartDisplay); !ok || d.Objective != "work" || d.Mode != "manual" {
+	if d, ok := r.approver.last().Display.(*goalStartDisplay); !ok || d.Objective != "work" || d.Mode != "manual" {
 		t.Errorf("request display = %#v", r.approver.last().Display)
 	}
 	if got := r.log.of(permission.TypeSetMode); len(got) != 1 || got[0] != `{"mode":"auto"}` || r.m.Mode() != permission.ModeAuto {
@@ -393,7 +391,7 @@ func TestScenario28SensitivePredicate(t *testing.T) {
 		"id_rsa.pub": false, "credentials.json": false, ".envrc": false, ".env_example": false,
 		".ENV.TEMPLATE": false, "id_rsafoo": false,
 	} {
-		if got := tools.IsSensitive(p); got != want {
+		if got := workspace.IsSensitive(p); got != want {
 			t.Errorf("IsSensitive(%q) = %v; want %v", p, got, want)
 		}
 	}

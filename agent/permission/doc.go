@@ -25,8 +25,12 @@
 // It does not own: reading config files (config builds RuleSpecs and
 // implements RuleWriter), committing records (the agent's Recorder), the
 // UI of approvals (an Approver), the hook engine (a HookRunner), plan, goal
-// and swarm state, or the glob engine (internal/glob) and the path and
-// sensitive-file helpers (tools).
+// and swarm state, the glob engine (internal/glob), the workspace, path and
+// sensitive-file rules it shares with the tools (package workspace), or
+// the tools themselves: it never imports tools. A Bash call's command is
+// what the Bash tool decoded once and declared in its command display
+// (policy.go); the built-in tool names the chain refers to are in
+// toolname.go.
 //
 // Invariants:
 //   - The first verdict that is not None wins; every deny policy sits above

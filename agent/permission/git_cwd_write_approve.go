@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/kimigo/kimigo/loop"
-	"github.com/kimigo/kimigo/tools"
 )
 
 // gitCwdWriteApprove approves Write and Edit inside the workspace when the
@@ -16,7 +15,7 @@ type gitCwdWriteApprove struct{}
 func (gitCwdWriteApprove) Name() string { return "git-cwd-write-approve" }
 
 func (gitCwdWriteApprove) Evaluate(_ context.Context, c *Call) (Verdict, error) {
-	if (c.Name() != tools.NameWrite && c.Name() != tools.NameEdit) || c.m.win32() || c.Workspace.Dir == "" {
+	if (c.Name() != toolWrite && c.Name() != toolEdit) || c.m.win32() || c.Workspace.Dir == "" {
 		return Verdict{}, nil
 	}
 	writes := 0

@@ -10,19 +10,20 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/kimigo/kimigo/osenv"
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Options build a Manager. The zero value is a main agent in manual mode
-// with no rules, no hooks, no approval channel (asks are approved, as in
-// headless library use) and the local file system for git probes.
+// with no rules, no hooks, no approval channel (whatever the chain asks
+// about is denied: the safe default) and the local file system for git
+// probes.
 type Options struct {
 	// Env is the OS seam: the file system for git-marker probes, the home
 	// directory and the path class. Nil means the local machine.
 	Env osenv.Env
 	// Workspace returns the work dir and the --add-dir dirs; it is asked
 	// on every call, so changes apply at once. Nil means Env's cwd alone.
-	Workspace func() tools.Workspace
+	Workspace func() workspace.Dirs
 	// Rules are the agent's own rules in effective order (LoadRules
 	// validates rules read from files). A subagent has none of its own.
 	Rules []Rule
@@ -37,7 +38,8 @@ type Options struct {
 	Slots Slots
 	// Hooks runs PreToolUse, PermissionRequest and PermissionResult.
 	Hooks HookRunner
-	// Approver asks the user; nil approves every ask (headless use).
+	// Approver asks the user; nil denies every ask at once, with a message
+	// saying what would allow the call.
 	Approver Approver
 	// Recorder commits set_mode and approval records; nil applies them
 	// directly, without persistence.
@@ -186,11 +188,11 @@ func (m *Manager) addSessionPattern(pattern string) {
 	}
 }
 
-func (m *Manager) workspace() tools.Workspace {
+func (m *Manager) workspace() workspace.Dirs {
 	if m.o.Workspace != nil {
 		return m.o.Workspace()
 	}
-	return tools.Workspace{Dir: m.env.Cwd()}
+	return workspace.Dirs{Dir: m.env.Cwd()}
 }
 
 func (m *Manager) home() string { return m.env.Home() }
@@ -208,8 +210,8 @@ func (m *Manager) analyze(command, cwd string) *script {
 
 // pathMatcher is the path-rule matcher of a Bash redirection target, the
 // one Write and Edit use for their own paths.
-func (m *Manager) pathMatcher(ws tools.Workspace, w writeTarget) func(string) bool {
-	return tools.PathRuleMatcher(m.env, ws, tools.ResolvedPath{Raw: w.raw, Path: w.path, Outside: !ws.Contains(w.path)})
+func (m *Manager) pathMatcher(ws workspace.Dirs, w writeTarget) func(string) bool {
+	return workspace.PathRuleMatcher(m.env, ws, workspace.ResolvedPath{Raw: w.raw, Path: w.path, Outside: !ws.Contains(w.path)})
 }
 
 // fire starts a hook without waiting for it.

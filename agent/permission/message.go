@@ -55,6 +55,19 @@ func cancelledText(c *Call, feedback string) string {
 	return withGuidance(c, msg, "")
 }
 
+// unanswerableText is the text of a call the chain would ask about when
+// nobody can answer (no approver: a headless run): what would allow it.
+func unanswerableText(c *Call) string {
+	rule := c.Exec().ApprovalRule
+	if rule == "" {
+		rule = c.Name()
+	}
+	msg := fmt.Sprintf("Tool %q was not run: it needs approval, and nobody is here to approve it. "+
+		"An allow rule for %s in [[permission.rules]] of config.toml, or the auto or yolo permission mode, allows it.",
+		c.Name(), rule)
+	return withGuidance(c, msg, "Do not retry the same call; carry on without it or explain what you need.")
+}
+
 // brokenRuleText names a rule whose argument cannot be matched.
 func brokenRuleText(tool string, r *compiledRule) string {
 	return fmt.Sprintf("Tool %q was blocked because the permission rule %q is invalid (%v). "+

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/kimigo/kimigo/loop"
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Policy is one judge of the chain (spec 04 §2.3, §9.1). Evaluate may block
@@ -73,7 +73,7 @@ type Call struct {
 	// AgentType is main or sub.
 	AgentType AgentType
 	// Workspace is the work dir plus the --add-dir dirs.
-	Workspace tools.Workspace
+	Workspace workspace.Dirs
 
 	m       *Manager
 	rules   []*compiledRule // effective rules, own first
@@ -91,23 +91,19 @@ func (c *Call) Name() string { return c.ToolCall.Name }
 func (c *Call) Exec() *loop.Execution { return c.Execution }
 
 // IsBash reports a call of the Bash tool, whose rules are shell-aware.
-func (c *Call) IsBash() bool { return c.Name() == tools.NameBash }
+func (c *Call) IsBash() bool { return c.Name() == toolBash }
 
-// script parses the Bash command on first use. The command comes from the
-// arguments; the tool's command display carries the same values already
-// decoded.
+// script parses the Bash command on first use. The command and its cwd
+// are what the Bash tool decoded from the arguments, once, and declared in
+// its command display; permission never decodes the arguments again. A
+// Bash call without a command display has no command any rule can match.
 func (c *Call) script() *script {
 	if c.bash == nil {
-		var a struct {
-			Command string `json:"command"`
-			Cwd     string `json:"cwd"`
-		}
+		var command, cwd string
 		if d, ok := c.Exec().Display.(*loop.CommandDisplay); ok {
-			a.Command, a.Cwd = d.Command, d.Cwd
-		} else {
-			_ = json.Unmarshal(c.Args, &a) // the loop validated them; a bad shape gives an empty command
+			command, cwd = d.Command, d.Cwd
 		}
-		c.bash = c.m.analyze(a.Command, c.commandDir(a.Cwd))
+		c.bash = c.m.analyze(command, c.commandDir(cwd))
 	}
 	return c.bash
 }

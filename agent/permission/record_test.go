@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 )
 
 // TestRecordJSON pins the payloads of spec 02 §6.3.
@@ -18,7 +19,7 @@ func TestRecordJSON(t *testing.T) {
 	}{
 		{permission.SetModeRecord{Mode: permission.ModeYolo}, `{"mode":"yolo"}`},
 		{permission.ApprovalResultRecord{TurnID: 3, ToolCallID: "c1", ToolName: "Bash", Action: "Running: ls",
-			Result: permission.Once.Response()},
+			Result: answer(event.ApproveOnce)},
 			`{"turnId":3,"toolCallId":"c1","toolName":"Bash","action":"Running: ls","result":{"decision":"approved"}}`},
 		{permission.ApprovalResultRecord{TurnID: 3, ToolCallID: "c1", ToolName: "Bash", Action: "Running: ls",
 			SessionApprovalRule: "Bash(ls)", Result: permission.ApprovalResponse{Decision: permission.ApprovalApproved,
@@ -84,7 +85,7 @@ func TestSetModeRecordsEveryTime(t *testing.T) {
 // same mode, session approvals and data, and the same decisions.
 func TestResumeRestoresState(t *testing.T) {
 	live := newRig(t, withRules(rule(permission.DecisionAsk, "Write")),
-		withAnswers(permission.Session.Response(), permission.Reject.Response(), permission.Always.Response()))
+		withAnswers(answer(event.ApproveSession), answer(event.Reject), answer(event.ApproveAlways)))
 	ctx := t.Context()
 	live.m.SetMode(ctx, permission.ModeYolo)
 	live.judge("Write", `{"path":"a.txt","content":"x"}`)

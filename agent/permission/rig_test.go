@@ -12,11 +12,13 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
 	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // The rig follows the conventions of spec 04 §10: cwd /repo, a git work
@@ -86,7 +88,7 @@ func ruleWithReason(d permission.Decision, pattern, reason string) permission.Ru
 
 type rig struct {
 	t        testing.TB
-	ws       tools.Workspace
+	ws       workspace.Dirs
 	approver *approver
 	hooks    *hookLog
 	log      *recordLog
@@ -113,12 +115,12 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	if cfg.win32 {
 		env = win32Env{mem}
 	}
-	r := &rig{t: t, ws: tools.Workspace{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs},
+	r := &rig{t: t, ws: workspace.Dirs{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs},
 		approver: &approver{answers: cfg.answers}, hooks: &hookLog{results: cfg.hookResults},
 		log: &recordLog{}, tele: &telemetry{}}
 	o := permission.Options{
 		Env:         env,
-		Workspace:   func() tools.Workspace { return r.ws },
+		Workspace:   func() workspace.Dirs { return r.ws },
 		Rules:       cfg.rules,
 		Parent:      cfg.parent,
 		AgentType:   cfg.agentType,
@@ -304,7 +306,7 @@ func (a *approver) RequestApproval(ctx context.Context, req permission.ApprovalR
 	if len(a.answers) > 0 {
 		resp, a.answers = a.answers[0], a.answers[1:]
 	} else {
-		resp = permission.Once.Response()
+		resp = answer(event.ApproveOnce)
 	}
 	a.mu.Unlock()
 	if onCall != nil {
@@ -498,3 +500,12 @@ func (discard) Block(context.Context, permission.HookEvent, string, map[string]a
 }
 func (discard) Fire(permission.HookEvent, string, map[string]any) {}
 func (discard) Track(string, map[string]any)                      {}
+
+// answer is the response of choice c.
+func answer(c event.Choice) permission.ApprovalResponse {
+	r, err := permission.Response(event.ApprovalAnswer{Choice: c})
+	if err != nil {
+		panic(err) // a test named a choice that does not exist
+	}
+	return r
+}

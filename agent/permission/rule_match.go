@@ -5,7 +5,6 @@ import (
 
 	"github.com/kimigo/kimigo/internal/glob"
 	"github.com/kimigo/kimigo/loop"
-	"github.com/kimigo/kimigo/tools"
 )
 
 // compiledRule is a Rule ready to match. Compiling never fails: a pattern
@@ -40,8 +39,8 @@ func compileRule(r Rule) *compiledRule {
 	if c.pat.Tool != "*" {
 		c.tool, c.toolErr = glob.Compile(c.pat.Tool, glob.Options{})
 	}
-	c.forBash = c.toolMatches(tools.NameBash)
-	c.forWrite = c.toolMatches(tools.NameWrite) || c.toolMatches(tools.NameEdit)
+	c.forBash = c.toolMatches(toolBash)
+	c.forWrite = c.toolMatches(toolWrite) || c.toolMatches(toolEdit)
 	if c.pat.Arg == "" {
 		return c
 	}

@@ -3,7 +3,7 @@ package permission
 import (
 	"context"
 
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // sensitiveFileAsk asks when any file the call touches may hold secrets:
@@ -15,7 +15,7 @@ func (sensitiveFileAsk) Name() string { return "sensitive-file-access-ask" }
 
 func (sensitiveFileAsk) Evaluate(_ context.Context, c *Call) (Verdict, error) {
 	for _, a := range c.FileAccesses() {
-		if tools.IsSensitive(a.Path) {
+		if workspace.IsSensitive(a.Path) {
 			return Verdict{Kind: Ask, Reason: map[string]any{"operation": string(a.Operation)}}, nil
 		}
 	}

@@ -16,6 +16,22 @@ import (
 
 const planPath = "/home/u/.kimigo/agents/main/plans/p.md"
 
+// planReviewDisplay and goalStartDisplay stand in for the displays plan
+// and goal mode will define for ExitPlanMode and CreateGoal.
+type planReviewDisplay struct {
+	Plan    string   `json:"plan"`
+	Path    string   `json:"path,omitempty"`
+	Options []string `json:"options,omitempty"`
+}
+
+type goalStartDisplay struct {
+	Objective string `json:"objective"`
+	Mode      string `json:"mode"`
+}
+
+func (*planReviewDisplay) DisplayKind() loop.DisplayKind { return "plan_review" }
+func (*goalStartDisplay) DisplayKind() loop.DisplayKind  { return "goal_start" }
+
 type planState struct {
 	active  bool
 	path    string
@@ -57,7 +73,7 @@ func planGuard(ps *planState) permission.Policy {
 
 func planReview(ps *planState) permission.Policy {
 	return policyFunc{"plan-review", func(c *permission.Call) permission.Verdict {
-		d, ok := c.Exec().Display.(*loop.PlanReviewDisplay)
+		d, ok := c.Exec().Display.(*planReviewDisplay)
 		if c.Name() != "ExitPlanMode" || c.Mode == permission.ModeAuto || !ps.active || !ok || strings.TrimSpace(ps.content) == "" {
 			return permission.Verdict{}
 		}
@@ -67,7 +83,7 @@ func planReview(ps *planState) permission.Policy {
 				ps.active, ps.exited = false, true
 				out := "Exited plan mode.\n"
 				for _, o := range d.Options {
-					if o.Label == r.SelectedLabel {
+					if o == r.SelectedLabel {
 						out += "Selected approach: " + r.SelectedLabel + "\n"
 					}
 				}
@@ -94,7 +110,7 @@ func planReview(ps *planState) permission.Policy {
 
 func planToolApprove(ps *planState) permission.Policy {
 	return policyFunc{"plan-tool-approve", func(c *permission.Call) permission.Verdict {
-		_, review := c.Exec().Display.(*loop.PlanReviewDisplay)
+		_, review := c.Exec().Display.(*planReviewDisplay)
 		switch {
 		case c.Name() == "EnterPlanMode",
 			isWriteTool(c) && ps.active && ps.path != "" && writesOnly(c, ps.path),
@@ -107,7 +123,7 @@ func planToolApprove(ps *planState) permission.Policy {
 
 func goalStart(m **permission.Manager) permission.Policy {
 	return policyFunc{"goal-start", func(c *permission.Call) permission.Verdict {
-		if _, ok := c.Exec().Display.(*loop.GoalStartDisplay); c.Name() != "CreateGoal" || c.Mode == permission.ModeAuto || !ok {
+		if _, ok := c.Exec().Display.(*goalStartDisplay); c.Name() != "CreateGoal" || c.Mode == permission.ModeAuto || !ok {
 			return permission.Verdict{}
 		}
 		return permission.Verdict{Kind: permission.Ask, OnApproval: func(ctx context.Context, r permission.ApprovalResponse) (permission.Verdict, bool, error) {

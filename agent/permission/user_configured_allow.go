@@ -3,7 +3,7 @@ package permission
 import (
 	"context"
 
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // userConfiguredAllow approves a call that an allow rule matches (spec 04
@@ -52,7 +52,7 @@ func (c *Call) redirectsSafe() bool {
 		return false
 	}
 	for _, w := range s.writes {
-		if !c.Workspace.Contains(w.path) || tools.IsSensitive(w.path) || c.m.inGitControl(c, w.path) {
+		if !c.Workspace.Contains(w.path) || workspace.IsSensitive(w.path) || c.m.inGitControl(c, w.path) {
 			return false
 		}
 	}

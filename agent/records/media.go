@@ -1,5 +1,9 @@
 package records
 
+import (
+	"github.com/kimigo/kimigo/llm/plainjson"
+)
+
 // rewriteMedia applies fn to the url of every media container in the
 // candidate parts of rec (spec 02 §6.6) and returns the record rebuilt
 // with the new URLs, or rec itself when nothing changed.
@@ -107,7 +111,7 @@ func editParts(arr []byte, fn func(url string) (string, bool, error)) ([]byte, b
 			if !ch || nu == url {
 				continue
 			}
-			container.set("url", encodeString(nu))
+			container.set("url", plainjson.Quote(nu))
 			part.members[j].val = container.bytes()
 			partChanged = true
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // A migration rewrites one record from its source version's shape to its
@@ -154,7 +156,7 @@ func addSessionApprovalRule(o *object) (*object, bool) {
 		"write file":                             "Write",
 	}
 	if r, ok := rule[action]; ok {
-		o.set("sessionApprovalRule", encodeString(r))
+		o.set("sessionApprovalRule", plainjson.Quote(r))
 		return o, true
 	}
 	name, ok := o.get("toolName")
@@ -189,7 +191,7 @@ func collapseGoalRecordShapes(o *object) (*object, bool) {
 
 func renamed(o *object, typ Type, keys ...string) *object {
 	n := &object{}
-	n.set("type", encodeString(string(typ)))
+	n.set("type", plainjson.Quote(string(typ)))
 	n.members = append(n.members, o.pick(keys...).members...)
 	return n
 }

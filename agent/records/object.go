@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // object is a JSON object kept as its members in source order, each value
@@ -166,7 +168,7 @@ func (o *object) set(key string, val []byte) {
 			return
 		}
 	}
-	o.members = append(o.members, member{key: key, rawKey: encodeString(key), val: val})
+	o.members = append(o.members, member{key: key, rawKey: plainjson.Quote(key), val: val})
 }
 
 func (o *object) dropLaterDuplicates(first int) {
@@ -230,19 +232,6 @@ func encodeArray(elems [][]byte) []byte {
 	}
 	buf.WriteByte(']')
 	return buf.Bytes()
-}
-
-// encodeString quotes s as JSON without HTML escaping, so text stays as
-// written. Invalid UTF-8 becomes U+FFFD, as encoding/json does.
-func encodeString(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		// Encoding a Go string cannot fail.
-		return []byte(`""`)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // decodeString unquotes a raw JSON string value.

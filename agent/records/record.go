@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // Type names a record kind on the wire, "<owner>.<verb>" (spec 02 §6.3).
@@ -43,13 +45,10 @@ func New(typ Type, fields any) (Record, error) {
 	if fields == nil {
 		return Record{Type: typ}, nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(fields); err != nil {
+	b, err := plainjson.Marshal(fields)
+	if err != nil {
 		return Record{}, fmt.Errorf("encode %s record: %w", typ, err)
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if string(b) == "null" {
 		return Record{Type: typ}, nil
 	}
@@ -99,7 +98,7 @@ func Decode(rec Record, v any) error {
 // MarshalJSON encodes the record with "type" first and "time" last (time
 // omitted when unset), or returns the line it was read from unchanged. It
 // does not escape HTML; json.Marshal would escape it again afterwards, so
-// write records with an Encoder that has SetEscapeHTML(false).
+// write records with plainjson.Marshal.
 func (r Record) MarshalJSON() ([]byte, error) {
 	if r.Type == "" {
 		return nil, errors.New("encode record: empty type")
@@ -116,7 +115,7 @@ func (r Record) encode() []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(fields) + len(r.Type) + 32)
 	buf.WriteString(`{"type":`)
-	buf.Write(encodeString(string(r.Type)))
+	buf.Write(plainjson.Quote(string(r.Type)))
 	if len(inner) > 0 {
 		buf.WriteByte(',')
 		buf.Write(inner)

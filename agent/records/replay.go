@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // Replay reads every record and hands it to yield, in order (spec 02
@@ -173,7 +175,7 @@ func withVersion(rec Record, v string) Record {
 	if !ok {
 		return rec
 	}
-	o.set(metadataVersionKey, encodeString(v))
+	o.set(metadataVersionKey, plainjson.Quote(v))
 	nr, err := parseRecord(o.bytes())
 	if err != nil {
 		return rec

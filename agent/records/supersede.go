@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // Supersede lets a replay skip the tool outputs that a later record makes
@@ -87,7 +89,7 @@ func (p *FilePersistence) findLast(ctx context.Context, typ Type, accept func(Re
 		return nil, false, fmt.Errorf("read records: %w", err)
 	}
 	defer func() { _ = f.Close() }() // read-only
-	prefix := append(append([]byte(`{"type":`), encodeString(string(typ))...), ',')
+	prefix := append(append([]byte(`{"type":`), plainjson.Quote(string(typ))...), ',')
 	br := bufio.NewReaderSize(f, 64<<10)
 	last := 0
 	for n := 1; ; n++ {

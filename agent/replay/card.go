@@ -1,10 +1,10 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // CardType names a card of the replay stream (spec 02 §6.12).
@@ -84,26 +84,18 @@ type member struct {
 }
 
 func writeObject(members []member) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	buf.WriteByte('{')
+	buf := []byte{'{'}
 	for i, m := range members {
 		if i > 0 {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		if err := enc.Encode(m.key); err != nil {
+		v, err := plainjson.Marshal(m.val)
+		if err != nil {
 			return nil, err
 		}
-		buf.Truncate(buf.Len() - 1)
-		buf.WriteByte(':')
-		if err := enc.Encode(m.val); err != nil {
-			return nil, err
-		}
-		buf.Truncate(buf.Len() - 1)
+		buf = append(append(append(buf, plainjson.Quote(m.key)...), ':'), v...)
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(buf, '}'), nil
 }
 
 func rawOrEmpty(r json.RawMessage) json.RawMessage {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 )
 
 //go:embed text/abandoned_call.md
@@ -15,12 +16,12 @@ var abandonedCallText string
 // AbandonedCallText is the result that closes a call a turn left without
 // its result (spec 03 §1.12), for a turn that ended with reason; message
 // is the failure's text, if any.
-func AbandonedCallText(reason TurnEndReason, message string) string {
+func AbandonedCallText(reason event.EndReason, message string) string {
 	cause := "the turn ended"
 	switch reason {
-	case EndCancelled:
+	case event.EndCancelled:
 		cause = "the turn was cancelled"
-	case EndFailed:
+	case event.EndFailed:
 		cause = "the turn failed"
 		if message != "" {
 			cause += " (" + message + ")"

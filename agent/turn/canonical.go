@@ -1,9 +1,10 @@
 package turn
 
 import (
-	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // CanonicalArgs returns tool-call arguments in a form that is equal for
@@ -24,13 +25,11 @@ func CanonicalArgs(args json.RawMessage) string {
 	if err := json.Unmarshal(args, &v); err != nil {
 		return string(args) // not JSON: the text itself is the identity
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := plainjson.Marshal(v)
+	if err != nil {
 		return string(args) // cannot happen for decoded JSON; keep the text as the identity
 	}
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return string(b)
 }
 
 // parsesAsArgs reports whether the model's argument text is what the loop

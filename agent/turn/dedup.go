@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/internal/bug"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -77,7 +78,7 @@ type Deduplicator struct {
 	streakCount int
 	// stopped is the force-stop of the current step, kept past EndStep
 	// for the end of the turn and cleared by BeginStep.
-	stopped *RepeatStop
+	stopped *event.RepeatStop
 }
 
 // dedupCall is one registered call of the step.
@@ -114,7 +115,7 @@ func (d *Deduplicator) BeginStep() {
 // tool and the length of its streak, or nil. A continuation of the turn
 // after the stop begins a step and clears it, so at the end of a turn it
 // says whether the guard is what ended it.
-func (d *Deduplicator) Stopped() *RepeatStop { return d.stopped }
+func (d *Deduplicator) Stopped() *event.RepeatStop { return d.stopped }
 
 // EndStep folds every call of the step, repeats included, into the streak,
 // then forgets the step. A step without tool calls leaves the streak as it
@@ -195,7 +196,7 @@ func (d *Deduplicator) FinalizeResult(id string, res loop.ToolResult) loop.ToolR
 	_, streak := foldStreak(d.streakKey, d.streakCount, d.keys[:c.index+1])
 	o.result, o.done = escalateRepeat(res, streak), true
 	if streak >= repeatStopAt && (d.stopped == nil || streak > d.stopped.Calls) {
-		d.stopped = &RepeatStop{Tool: c.name, Calls: streak}
+		d.stopped = &event.RepeatStop{Tool: c.name, Calls: streak}
 	}
 	return o.result
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/loop/looptest"
@@ -106,7 +107,7 @@ func TestS26LadderAt3And5And8And12(t *testing.T) {
 	}
 	// The stop outlives the step's end, for the end of the turn, and the
 	// next step (a continuation) clears it.
-	if s := r.dedup.Stopped(); s == nil || *s != (turn.RepeatStop{Tool: "Read", Calls: 12}) {
+	if s := r.dedup.Stopped(); s == nil || *s != (event.RepeatStop{Tool: "Read", Calls: 12}) {
 		t.Errorf("Stopped() = %+v; want Read after 12 calls", s)
 	}
 	r.dedup.BeginStep()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
 )
 
@@ -33,41 +34,41 @@ func (f *TurnFlow) dispatcher(st *turnState) loop.Dispatcher {
 // first-request signal.
 func (f *TurnFlow) forward(st *turnState, ev loop.Event) {
 	id := st.turnID
-	var out Event
+	var out event.Event
 	first := true
 	switch e := ev.(type) {
 	case loop.StepBeginEvent:
-		out, first = StepStartedEvent{TurnID: id, Step: e.Step, StepID: e.UUID}, false
+		out, first = event.StepStarted{Header: event.InTurn(id), Step: e.Step, StepID: e.UUID}, false
 	case loop.ContentPartEvent:
 	case loop.ToolCallEvent:
-		out = ToolCallStartedEvent{TurnID: id, ToolCallID: e.ToolCallID, Name: e.Name, Args: e.Args,
+		out = event.ToolCallStarted{Header: event.InTurn(id), ToolCallID: e.ToolCallID, Name: e.Name, Args: e.Args,
 			Description: e.Description, Display: e.Display}
 	case loop.ToolResultEvent:
-		out, first = ToolResultEvent{TurnID: id, ToolCallID: e.ToolCallID, Output: e.Result.Output,
+		out, first = event.ToolResult{Header: event.InTurn(id), ToolCallID: e.ToolCallID, Output: e.Result.Output,
 			IsError: e.Result.IsError, Message: e.Result.Message, Brief: e.Result.Brief}, false
 	case loop.StepEndEvent:
-		out = StepCompletedEvent{TurnID: id, Step: e.Step, StepID: e.UUID, Usage: e.Usage, FinishReason: e.FinishReason,
+		out = event.StepCompleted{Header: event.InTurn(id), Step: e.Step, StepID: e.UUID, Usage: e.Usage, FinishReason: e.FinishReason,
 			LLMFirstTokenLatencyMs: e.LLMFirstTokenLatencyMs, LLMStreamDurationMs: e.LLMStreamDurationMs,
 			LLMRequestBuildMs: e.LLMRequestBuildMs, LLMServerFirstTokenMs: e.LLMServerFirstTokenMs,
 			LLMServerDecodeMs: e.LLMServerDecodeMs, LLMClientConsumeMs: e.LLMClientConsumeMs,
 			ProviderFinishReason: e.ProviderFinishReason, RawFinishReason: e.RawFinishReason}
 	case loop.StepRetryingEvent:
-		out, first = StepRetryingEvent{TurnID: id, Step: e.Step, StepID: e.StepUUID, FailedAttempt: e.FailedAttempt,
+		out, first = event.StepRetrying{Header: event.InTurn(id), Step: e.Step, StepID: e.StepUUID, FailedAttempt: e.FailedAttempt,
 			NextAttempt: e.NextAttempt, MaxAttempts: e.MaxAttempts, DelayMs: e.DelayMs, ErrorName: e.ErrorName,
 			ErrorMessage: e.ErrorMessage, StatusCode: e.StatusCode}, false
 	case loop.TurnInterruptedEvent:
 		first = false
 		if e.ActiveStep != nil {
-			out = StepInterruptedEvent{TurnID: id, Step: *e.ActiveStep, Reason: e.Reason, Message: e.Message}
+			out = event.StepInterrupted{Header: event.InTurn(id), Step: *e.ActiveStep, Reason: e.Reason, Message: e.Message}
 		}
 	case loop.TextDeltaEvent:
-		out = AssistantDeltaEvent{TurnID: id, Delta: e.Delta}
+		out = event.AssistantDelta{Header: event.InTurn(id), Delta: e.Delta}
 	case loop.ThinkingDeltaEvent:
-		out = ThinkingDeltaEvent{TurnID: id, Delta: e.Delta}
+		out = event.ThinkingDelta{Header: event.InTurn(id), Delta: e.Delta}
 	case loop.ToolCallDeltaEvent:
-		out = ToolCallDeltaEvent{TurnID: id, ToolCallID: e.ToolCallID, Name: e.Name, ArgumentsPart: e.ArgumentsPart}
+		out = event.ToolCallDelta{Header: event.InTurn(id), ToolCallID: e.ToolCallID, Name: e.Name, ArgumentsPart: e.ArgumentsPart}
 	case loop.ToolProgressEvent:
-		out, first = ToolProgressEvent{TurnID: id, ToolCallID: e.ToolCallID, Update: e.Update}, false
+		out, first = event.ToolProgress{Header: event.InTurn(id), ToolCallID: e.ToolCallID, Update: e.Update}, false
 	default:
 		first = false
 	}

@@ -8,7 +8,8 @@
 //     classification (errors.go) and the close of abandoned calls
 //     (abandon.go); the wiring of every loop hook to the agent's
 //     collaborators in the order of spec 03 §1.7; the steer buffer; the
-//     mapping of loop events to the agent's events (event.go) and the
+//     mapping of loop events to the front-end events of package event
+//     (dispatch.go; the sink is event.go's EventSink) and the
 //     first-request signal; the turn records (record.go).
 //   - the LLM adapter (llm.go): llm.Generate behind the loop's LLM
 //     interface, reading provider, system prompt and capability from a
@@ -20,8 +21,9 @@
 //   - the tool-call Deduplicator (dedup.go, canonical.go) and the
 //     ResultBudget that spills oversized results (budget.go), which
 //     TurnFlow applies in FinalizeToolResult. A turn the repeat guard
-//     force-stopped ends completed (spec 03 §1.15), and its Result says so
-//     in RepeatStop, for callers that need the task finished (print mode).
+//     force-stopped ends completed (spec 03 §1.15), and its turn.ended
+//     says so in RepeatStop, for front ends that need the task finished
+//     (print mode).
 //   - prompt media (prompt_media.go): local videos become tags.
 //
 // It does not own state. It reaches the agent only through the small

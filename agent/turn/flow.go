@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -70,22 +71,11 @@ type Launch struct {
 
 // Result is how a turn ended.
 type Result struct {
-	Event      TurnEndedEvent
+	Event      event.TurnEnded
 	StopReason loop.StopReason
 	// BlockedByUserPromptHook is set when a UserPromptSubmit hook blocked
 	// the prompt.
 	BlockedByUserPromptHook bool
-	// RepeatStop is set when the repeat guard ended the turn (spec 03
-	// §3.4). The turn still ends completed (§1.15); a caller that needs
-	// the task finished, such as print mode, treats it as a failure.
-	RepeatStop *RepeatStop
-}
-
-// RepeatStop says that the repeat guard stopped a turn: the model called
-// Tool with the same arguments Calls times in a row.
-type RepeatStop struct {
-	Tool  string
-	Calls int
 }
 
 // TurnFlow is the single owner of "is a turn running" for one agent (spec
@@ -226,12 +216,12 @@ func (f *TurnFlow) submit(ctx context.Context, typ records.Type, input []llm.Con
 	if t != nil {
 		if err := f.flush(ctx); err != nil { // a prompt is accepted once it is durable
 			f.withdraw(t, 0, err)
-			f.emit(ErrorEvent{ToErrorPayload(err)})
+			f.emit(event.Error{Header: event.InTurn(event.NoTurn), ErrorPayload: event.ErrorOf(err)})
 			return Launch{}, err
 		}
 	}
 	if busy {
-		f.emit(ErrorEvent{busyPayload(l.TurnID)})
+		f.emit(event.Error{Header: event.InTurn(event.NoTurn), ErrorPayload: busyPayload(l.TurnID)})
 	}
 	if t != nil {
 		go f.work(t, input, origin)
@@ -269,8 +259,8 @@ func (f *TurnFlow) withdraw(t *activeTurn, buffered uint64, err error) {
 	f.mu.Unlock()
 	if t != nil {
 		t.cancel(err)
-		p := withTurnID(ToErrorPayload(err), t.id)
-		t.finish(Result{Event: TurnEndedEvent{TurnID: t.id, Reason: EndFailed, Error: &p}})
+		p := withTurnID(event.ErrorOf(err), t.id)
+		t.finish(Result{Event: event.TurnEnded{Header: event.InTurn(t.id), Reason: event.EndFailed, Error: &p}})
 		f.wg.Done()
 	}
 }
@@ -405,7 +395,7 @@ func (t *activeTurn) finish(r Result) {
 	close(t.done)
 }
 
-func (f *TurnFlow) emit(ev Event) {
+func (f *TurnFlow) emit(ev event.Event) {
 	if f.o.Events != nil {
 		f.o.Events.Publish(ev)
 	}

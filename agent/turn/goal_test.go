@@ -11,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/loop"
@@ -23,7 +24,7 @@ import (
 type flowRig struct {
 	mu     sync.Mutex
 	mem    *history.Memory
-	events []turn.Event
+	events []event.Event
 }
 
 func (r *flowRig) View(p loop.Projection) []llm.Message {
@@ -56,7 +57,7 @@ func (r *flowRig) Commit(_ context.Context, typ records.Type, payload any) error
 
 func (r *flowRig) Flush(context.Context) error { return nil }
 
-func (r *flowRig) Publish(ev turn.Event) {
+func (r *flowRig) Publish(ev event.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	r.mu.Unlock()
@@ -119,7 +120,7 @@ func TestGoalDriverRunsContinuationTurnsUntilTheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := f.WaitForCurrentTurn(t.Context())
-	if err != nil || res.Event.TurnID != 2 || res.Event.Reason != turn.EndCompleted {
+	if err != nil || res.Event.TurnID != 2 || res.Event.Reason != event.EndCompleted {
 		t.Fatalf("last turn = %+v, %v", res.Event, err)
 	}
 	if g.blocked != "A configured budget was reached" {
@@ -148,7 +149,7 @@ func TestGoalDriverPausesOnRateLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := f.WaitForCurrentTurn(t.Context())
-	if err != nil || res.Event.Reason != turn.EndFailed || res.Event.Error.Code != turn.CodeProviderRateLimit {
+	if err != nil || res.Event.Reason != event.EndFailed || res.Event.Error.Code != event.CodeProviderRateLimit {
 		t.Fatalf("turn = %+v, %v", res.Event, err)
 	}
 	if g.paused != "Paused after provider rate limit" {
@@ -156,7 +157,7 @@ func TestGoalDriverPausesOnRateLimit(t *testing.T) {
 	}
 	started := 0
 	for _, ev := range rig.events {
-		if ev.EventType() == turn.TypeTurnStarted {
+		if ev.EventType() == event.TypeTurnStarted {
 			started++
 		}
 	}

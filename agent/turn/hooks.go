@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -145,14 +146,14 @@ func (f *TurnFlow) firePostToolUse(c llm.ToolCall, args json.RawMessage, res loo
 	}
 	text := res.Output.Text()
 	fields := map[string]any{"toolName": c.Name, "toolInput": input, "toolCallId": c.ID}
-	event := HookPostToolUse
+	hook := HookPostToolUse
 	if res.IsError {
-		event = HookPostToolUseFailure
-		fields["error"] = ErrorPayload{Code: CodeInternal, Message: text}
+		hook = HookPostToolUseFailure
+		fields["error"] = event.ErrorPayload{Code: event.CodeInternal, Message: text}
 	} else {
 		fields["toolOutput"] = runes.Prefix(text, postToolOutputLimit)
 	}
-	f.o.Hooks.Fire(event, c.Name, fields)
+	f.o.Hooks.Fire(hook, c.Name, fields)
 }
 
 // isTerminalGoalUpdate reports a successful UpdateGoal that completed or

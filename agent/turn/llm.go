@@ -15,12 +15,14 @@ import (
 type GenerateFunc func(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,
 	fields loop.RequestLogFields) (*llm.Result, error)
 
-// Snapshot is what one request is built from: the provider, system prompt
-// and capability current at the moment of the request (spec 03 §7.3).
+// Snapshot is what one request is built from: the provider, system
+// prompt, capability and completion budget current at the moment of the
+// request (spec 03 §7.3). Budget nil sends no cap.
 type Snapshot struct {
 	Provider     llm.Provider
 	SystemPrompt string
 	Capability   *llm.Capability
+	Budget       *llm.CompletionBudget
 }
 
 // LLMOptions build an LLM adapter.
@@ -39,11 +41,11 @@ type LLMOptions struct {
 	UsedContextTokens func() int
 	// Generate is the request choke point; nil means llm.Generate.
 	Generate GenerateFunc
-	// Snapshot, when set, wins over Provider, SystemPrompt and Capability:
-	// it is read at every Chat and by every accessor, so the first request
-	// after a compaction carries the refreshed system prompt and a model
-	// switch applies from the next step (spec 03 §7.3). An error fails the
-	// request before anything is sent.
+	// Snapshot, when set, wins over Provider, SystemPrompt, Capability and
+	// Budget: it is read at every Chat and by every accessor, so the first
+	// request after a compaction carries the refreshed system prompt and a
+	// model switch applies from the next step (spec 03 §7.3). An error
+	// fails the request before anything is sent.
 	Snapshot func() (Snapshot, error)
 	// Now is the clock of the stream timing; nil means time.Now.
 	Now func() time.Time
@@ -85,7 +87,7 @@ func (l *LLM) current() (Snapshot, error) {
 	if l.o.Snapshot != nil {
 		return l.o.Snapshot()
 	}
-	return Snapshot{Provider: l.o.Provider, SystemPrompt: l.o.SystemPrompt, Capability: l.o.Capability}, nil
+	return Snapshot{Provider: l.o.Provider, SystemPrompt: l.o.SystemPrompt, Capability: l.o.Capability, Budget: l.o.Budget}, nil
 }
 
 // SystemPrompt is the prompt sent with the next request.
@@ -133,7 +135,7 @@ func (l *LLM) Chat(ctx context.Context, p loop.ChatParams) (loop.ChatResponse, e
 	if l.o.UsedContextTokens != nil {
 		used = l.o.UsedContextTokens()
 	}
-	provider := llm.ApplyCompletionBudget(snap.Provider, l.o.Budget, capability, used)
+	provider := llm.ApplyCompletionBudget(snap.Provider, snap.Budget, capability, used)
 
 	req := llm.Request{
 		System:   snap.SystemPrompt,

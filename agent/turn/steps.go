@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kimigo/kimigo/agent/history"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -59,7 +60,7 @@ func (f *TurnFlow) runStepLoop(ctx context.Context, st *turnState) (loop.StopRea
 		if err == nil {
 			return res.StopReason, nil
 		}
-		overflow := llm.IsContextOverflow(err) || ToErrorPayload(err).Code == CodeContextOverflow
+		overflow := llm.IsContextOverflow(err) || event.ErrorOf(err).Code == event.CodeContextOverflow
 		est := 0
 		if overflow {
 			est = comp.EstimateCurrentRequestTokens()

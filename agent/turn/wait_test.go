@@ -7,6 +7,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/loop/looptest"
@@ -34,7 +35,7 @@ func TestWaitWithAnEndedContextCancelsTheTurn(t *testing.T) {
 		t.Fatalf("wait = %v; want the context's error", err)
 	}
 	res, err := f.WaitForCurrentTurn(t.Context())
-	if err != nil || res.Event.Reason != turn.EndCancelled {
+	if err != nil || res.Event.Reason != event.EndCancelled {
 		t.Errorf("turn = %+v, %v; want it cancelled", res.Event, err)
 	}
 }

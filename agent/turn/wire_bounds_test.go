@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/anthropic"
 	"github.com/kimigo/kimigo/llm/llmtest"
@@ -56,7 +56,7 @@ func TestWireNeverHangs(t *testing.T) {
 				if err == nil || err.Error() != want {
 					t.Errorf("err = %v\nwant %s", err, want)
 				}
-				if p := turn.ToErrorPayload(err); p.Code != turn.CodeProviderConnection || p.Message != want {
+				if p := event.ErrorOf(err); p.Code != event.CodeProviderConnection || p.Message != want {
 					t.Errorf("payload = %+v", p)
 				}
 				r := looptest.LiveOfType[loop.StepRetryingEvent](&c.rec)
@@ -205,7 +205,7 @@ func TestWirePermanentFaultsFailFast(t *testing.T) {
 						t.Errorf("error %q does not say %q", err, m)
 					}
 				}
-				if p := turn.ToErrorPayload(err); p.Code != turn.CodeProviderAPI || p.Message != err.Error() {
+				if p := event.ErrorOf(err); p.Code != event.CodeProviderAPI || p.Message != err.Error() {
 					t.Errorf("payload = %+v", p)
 				}
 			})

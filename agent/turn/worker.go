@@ -9,6 +9,7 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
@@ -54,9 +55,9 @@ func (f *TurnFlow) turnWorker(t *activeTurn, input []llm.ContentPart, origin *hi
 		return end
 	}
 	switch r := end.Event.Reason; {
-	case r == EndCancelled || r == EndBlocked:
+	case r == event.EndCancelled || r == event.EndBlocked:
 		return end
-	case r == EndFailed && !isMaxSteps(end):
+	case r == event.EndFailed && !isMaxSteps(end):
 		return end
 	}
 	ctx := t.ctx
@@ -83,13 +84,13 @@ func (f *TurnFlow) driveGoal(t *activeTurn, turnID int, input []llm.ContentPart,
 		}
 		end := f.runOneTurn(t, turnID, input, origin, false)
 		switch r := end.Event.Reason; {
-		case r == EndCancelled:
+		case r == event.EndCancelled:
 			f.goalCall(g.PauseOnInterrupt(ctx, reasonInterrupted))
 			return end
-		case r == EndFailed && !isMaxSteps(end):
+		case r == event.EndFailed && !isMaxSteps(end):
 			f.goalCall(g.PauseActive(context.WithoutCancel(ctx), pauseReason(end.Event.Error)))
 			return end
-		case r == EndBlocked || end.BlockedByUserPromptHook:
+		case r == event.EndBlocked || end.BlockedByUserPromptHook:
 			f.goalCall(g.MarkBlocked(ctx, reasonPromptHook))
 			return end
 		}
@@ -109,15 +110,24 @@ func (f *TurnFlow) driveGoal(t *activeTurn, turnID int, input []llm.ContentPart,
 func (f *TurnFlow) endWithoutModel(t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin) Result {
 	f.o.Usage.BeginTurn()
 	started := f.now()
-	f.emit(TurnStartedEvent{TurnID: turnID, Origin: origin})
+	f.emit(event.TurnStarted{Header: event.InTurn(turnID), Origin: originKind(origin)})
 	if err := f.appendUser(t.ctx, DegradePromptVideos(input), origin); err != nil {
 		f.log.Warn("append goal input failed", "turn", turnID, "error", err)
 	}
-	ev := TurnEndedEvent{TurnID: turnID, Reason: EndCompleted, DurationMs: f.now().Sub(started).Milliseconds()}
+	ev := event.TurnEnded{Header: event.InTurn(turnID), Reason: event.EndCompleted, DurationMs: f.now().Sub(started).Milliseconds()}
 	f.o.Usage.EndTurn()
 	f.release(t)
 	f.emit(ev)
 	return Result{Event: ev}
+}
+
+// originKind is the origin a turn.started shows: the kind of the input
+// that started the turn, "user" when none was given.
+func originKind(o *history.Origin) string {
+	if o == nil {
+		return string(history.OriginUser)
+	}
+	return string(o.Kind)
 }
 
 func (f *TurnFlow) goalCall(err error) {
@@ -127,7 +137,7 @@ func (f *TurnFlow) goalCall(err error) {
 }
 
 func isMaxSteps(r Result) bool {
-	return r.Event.Reason == EndFailed && r.Event.Error != nil && r.Event.Error.Code == loop.CodeMaxStepsExceeded
+	return r.Event.Reason == event.EndFailed && r.Event.Error != nil && r.Event.Error.Code == loop.CodeMaxStepsExceeded
 }
 
 func continuationPrompt(stepCap bool) []llm.ContentPart {
@@ -143,7 +153,7 @@ func goalOrigin() *history.Origin {
 }
 
 // pauseReason words why a failed goal turn paused the goal (spec 03 §1.4).
-func pauseReason(p *ErrorPayload) string {
+func pauseReason(p *event.ErrorPayload) string {
 	if p == nil {
 		return "Paused after runtime error"
 	}
@@ -154,17 +164,17 @@ func pauseReason(p *ErrorPayload) string {
 		return prefix + ": " + p.Message
 	}
 	switch p.Code {
-	case CodeProviderRateLimit:
+	case event.CodeProviderRateLimit:
 		return "Paused after provider rate limit"
-	case CodeProviderConnection:
+	case event.CodeProviderConnection:
 		return with("Paused after provider connection error")
-	case CodeProviderAuth:
+	case event.CodeProviderAuth:
 		return with("Paused after provider authentication error")
-	case CodeProviderFiltered:
+	case event.CodeProviderFiltered:
 		return "Paused after provider safety policy block"
-	case CodeProviderAPI:
+	case event.CodeProviderAPI:
 		return with("Paused after provider API error")
-	case CodeModelNotConfigured, "model.config_invalid":
+	case event.CodeModelNotConfigured, "model.config_invalid":
 		return with("Paused after model configuration error")
 	}
 	return with("Paused after runtime error")
@@ -172,12 +182,12 @@ func pauseReason(p *ErrorPayload) string {
 
 // outcome is how a turn's body ended, before the bookkeeping of its end.
 type outcome struct {
-	reason   TurnEndReason
-	err      *ErrorPayload // the turn.ended error, also emitted after it
+	reason   event.EndReason
+	err      *event.ErrorPayload // the turn.ended error, also emitted after it
 	stop     loop.StopReason
 	blocked  bool // by the UserPromptSubmit hook
 	errCause string
-	repeat   *RepeatStop // the repeat guard ended the turn
+	repeat   *event.RepeatStop // the repeat guard ended the turn
 }
 
 // runOneTurn is the lifecycle of one turn (spec 03 §1.5): it never fails;
@@ -186,7 +196,7 @@ func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart
 	ctx := t.ctx
 	f.o.Compactor.ResetForTurn()
 	f.o.Usage.BeginTurn()
-	f.emit(TurnStartedEvent{TurnID: turnID, Origin: origin})
+	f.emit(event.TurnStarted{Header: event.InTurn(turnID), Origin: originKind(origin)})
 	started := f.now()
 
 	out := f.turnBody(ctx, t, turnID, input, origin)
@@ -196,33 +206,33 @@ func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart
 	if f.CurrentID() == turnID {
 		f.o.Usage.EndTurn()
 	}
-	var trailing []ErrorPayload
+	var trailing []event.ErrorPayload
 	if out.err != nil {
 		trailing = append(trailing, *out.err)
 	}
 	if err := f.flush(persist); err != nil { // a turn is complete once durable
-		p := withTurnID(ToErrorPayload(err), turnID)
+		p := withTurnID(event.ErrorOf(err), turnID)
 		switch {
-		case out.reason == EndCompleted || out.reason == EndBlocked:
-			out.reason, out.err = EndFailed, &p
-			trailing = []ErrorPayload{p}
-		case out.err == nil || out.err.Code != CodeRecordsWriteFailed: // said once is enough
+		case out.reason == event.EndCompleted || out.reason == event.EndBlocked:
+			out.reason, out.err = event.EndFailed, &p
+			trailing = []event.ErrorPayload{p}
+		case out.err == nil || out.err.Code != event.CodeRecordsWriteFailed: // said once is enough
 			trailing = append(trailing, p)
 		}
 	}
-	if out.reason == EndCancelled && errors.Is(context.Cause(ctx), loop.ErrUserCancelled) && f.o.Hooks != nil {
+	if out.reason == event.EndCancelled && errors.Is(context.Cause(ctx), loop.ErrUserCancelled) && f.o.Hooks != nil {
 		f.o.Hooks.Fire(HookInterrupt, "", map[string]any{"turnId": turnID, "reason": "cancelled"})
 	}
-	ev := TurnEndedEvent{TurnID: turnID, Reason: out.reason, Error: out.err,
-		DurationMs: max(0, f.now().Sub(started).Milliseconds())}
+	ev := event.TurnEnded{Header: event.InTurn(turnID), Reason: out.reason, Error: out.err,
+		DurationMs: max(0, f.now().Sub(started).Milliseconds()), RepeatStop: out.repeat}
 	if standalone && f.CurrentID() == turnID && (f.o.Goals == nil || !f.o.Goals.Active()) {
 		f.release(t) // before turn.ended: a listener may prompt again (spec 03 §7.2)
 	}
 	f.emit(ev)
 	for _, p := range trailing {
-		f.emit(ErrorEvent{p})
+		f.emit(event.Error{Header: event.InTurn(turnID), ErrorPayload: p})
 	}
-	return Result{Event: ev, StopReason: out.stop, BlockedByUserPromptHook: out.blocked, RepeatStop: out.repeat}
+	return Result{Event: ev, StopReason: out.stop, BlockedByUserPromptHook: out.blocked}
 }
 
 // turnBody appends the input, runs the UserPromptSubmit hook and the step
@@ -232,7 +242,7 @@ func (f *TurnFlow) turnBody(ctx context.Context, t *activeTurn, turnID int, inpu
 	if err == nil && origin.Is(history.OriginUser) && f.o.Hooks != nil {
 		var blocked bool
 		if blocked, err = f.userPromptHook(ctx, turnID, input); err == nil && blocked {
-			return outcome{reason: EndBlocked, blocked: true}
+			return outcome{reason: event.EndBlocked, blocked: true}
 		}
 	}
 	var stop loop.StopReason
@@ -242,20 +252,20 @@ func (f *TurnFlow) turnBody(ctx context.Context, t *activeTurn, turnID int, inpu
 	}
 	switch {
 	case err == nil && stop == loop.StopFiltered:
-		p := withTurnID(filteredPayload(), turnID)
-		return outcome{reason: EndFailed, err: &p, stop: stop, errCause: p.Message}
+		p := withTurnID(event.FilteredPayload(), turnID)
+		return outcome{reason: event.EndFailed, err: &p, stop: stop, errCause: p.Message}
 	case err == nil && stop == loop.StopAborted:
-		return outcome{reason: EndCancelled, stop: stop}
+		return outcome{reason: event.EndCancelled, stop: stop}
 	case err == nil:
-		return outcome{reason: EndCompleted, stop: stop, repeat: st.dedup.Stopped()}
+		return outcome{reason: event.EndCompleted, stop: stop, repeat: st.dedup.Stopped()}
 	case ctx.Err() != nil || llm.IsAbort(err) || errors.Is(err, context.Canceled):
-		return outcome{reason: EndCancelled, stop: loop.StopAborted}
+		return outcome{reason: event.EndCancelled, stop: loop.StopAborted}
 	}
 	p := summarizeTurnError(err, turnID)
 	if f.o.Hooks != nil {
 		f.o.Hooks.Fire(HookStopFailure, p.Name, map[string]any{"errorType": p.Name, "errorMessage": p.Message})
 	}
-	return outcome{reason: EndFailed, err: &p, errCause: p.Message}
+	return outcome{reason: event.EndFailed, err: &p, errCause: p.Message}
 }
 
 // appendUser commits the user messages input and origin make.
@@ -293,7 +303,7 @@ func (f *TurnFlow) userPromptHook(ctx context.Context, turnID int, input []llm.C
 		if err := f.appendMessage(ctx, m); err != nil {
 			return false, err
 		}
-		f.emit(HookResultEvent{TurnID: turnID, HookEvent: HookUserPromptSubmit, Content: text, Blocked: true})
+		f.emit(event.HookResult{Header: event.InTurn(turnID), HookEvent: string(HookUserPromptSubmit), Content: text, Blocked: true})
 		return true, nil
 	}
 	var texts []string
@@ -314,7 +324,7 @@ func (f *TurnFlow) userPromptHook(ctx context.Context, turnID int, input []llm.C
 	if err := f.appendMessage(ctx, m); err != nil {
 		return false, err
 	}
-	f.emit(HookResultEvent{TurnID: turnID, HookEvent: HookUserPromptSubmit, Content: text})
+	f.emit(event.HookResult{Header: event.InTurn(turnID), HookEvent: string(HookUserPromptSubmit), Content: text})
 	return false, nil
 }
 

@@ -12,10 +12,10 @@ import (
 
 // fakeModel is a loopback Chat Completions service for the benchmark. It
 // keeps no state between requests: a request whose first user message
-// says "tools:N" is answered with a tool call (Read of a.txt) until the
-// conversation holds N tool results, then with a short text; any other
-// prompt is answered with text at once. Each answer is streamed as the
-// real service streams it, with usage.
+// says "tools:N" is answered with a tool call (Read of a.txt, one more
+// line each time) until the conversation holds N tool results, then with
+// a short text; any other prompt is answered with text at once. Each
+// answer is streamed as the real service streams it, with usage.
 type fakeModel struct {
 	toolsWanted *regexp.Regexp // "tools:N" in the prompt
 }
@@ -56,7 +56,9 @@ func (f fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	if done < want {
 		call := map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", done+1), "type": "function",
-			"function": map[string]any{"name": "Read", "arguments": `{"path":"a.txt"}`}}
+			// Each call asks for a different line count, so the repeat
+			// guard (spec 03 §3.4) sees no repeated call.
+			"function": map[string]any{"name": "Read", "arguments": fmt.Sprintf(`{"path":"a.txt","n_lines":%d}`, done+1)}}
 		writeChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{call}}, nil)
 		writeChunk(w, map[string]any{}, "tool_calls")
 	} else {

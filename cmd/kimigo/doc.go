@@ -4,16 +4,17 @@
 // It owns the command line and nothing below it: the grammar and option
 // table (flags.go), the validation table of spec 06 §1.3 in its order
 // (validate.go), the exit codes and the startup error format (errors.go),
-// signals (signals.go), the diagnostic log files (logging.go), what-to-do
-// hints for storage failures found by errno and path (storage_hint.go),
-// and the `doctor` (config files, plus the session index, which it
-// repairs) and `export` subcommands (doctor.go, export.go). A print run
-// (printmode.go, setup.go) reads the environment once into config.Env,
-// loads the configuration, resolves the model, the profile and the
-// permission rules before any session file is written (agent.go), opens
-// or creates the session (spec 06 §1.4), binds the model (model.go),
-// switches the run to auto permission mode, and hands the rest to
-// internal/print. The interactive interface and `acp` are not here yet.
+// signals (signals.go), the diagnostic log files (logging.go), and the
+// `doctor` (config files, plus the session index, which it repairs) and
+// `export` subcommands (doctor.go, export.go). A print run (printmode.go,
+// setup.go) is: read the environment once into config.Env, load the
+// configuration, turn the flags into session.Options, session.Open (which
+// resolves the model, the profile, the rules and the tools and builds
+// the agent), and hand the session to internal/print; after that no code
+// of this package runs until the run ends (the error's wording and its
+// hints: session.StorageHint, providerHint). It imports no agent, tools
+// or profile package (deps_test.go). The interactive interface and `acp`
+// are not here yet.
 //
 // Invariants, and the tests that guard them:
 //   - --version and --help read no configuration and touch no file

@@ -12,8 +12,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/kimigo/kimigo/agent"
-	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/session"
@@ -130,31 +128,8 @@ func checkSessions(root string) doctorResult {
 	if n := rep.Reindex.Repaired; n > 0 {
 		r.messages = append(r.messages, fmt.Sprintf("Repaired %d stale %s.", n, plural(n, "entry", "entries")))
 	}
-	r.messages = append(r.messages, checkSessionLogs(root)...)
+	r.messages = append(r.messages, store.CheckLogs(context.Background())...)
 	return r
-}
-
-// checkSessionLogs reads the records of every agent of every session,
-// writing nothing, and reports each line a resume would set aside: corrupt
-// lines and records that cannot be restored (issue 13). Resuming the
-// session moves them to the side file; doctor leaves the logs as they are.
-func checkSessionLogs(root string) []string {
-	logs, _ := filepath.Glob(filepath.Join(root, session.SessionsDirName, "*", "*", "agents", "*", records.LogFileName)) // the pattern is valid
-	var out []string
-	for _, path := range logs {
-		in := records.Inspect(nil, path)
-		if _, err := agent.CheckLog(context.Background(), in); err != nil {
-			out = append(out, fmt.Sprintf("Could not check %s: %v", path, err))
-		}
-		for _, q := range in.Problems() {
-			what := "is corrupt"
-			if q.Reason != "" {
-				what = "holds a record that cannot be restored (" + q.Reason + ")"
-			}
-			out = append(out, fmt.Sprintf("Line %d of %s %s; resuming the session moves it to %s.", q.Line, path, what, q.SideFile))
-		}
-	}
-	return out
 }
 
 func plural(n int, one, many string) string {

@@ -5,16 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/kimigo/kimigo/agent/permission"
-	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/internal/print"
-	"github.com/kimigo/kimigo/llm"
-	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -35,19 +31,8 @@ type printRun struct {
 	logger  *slog.Logger
 	cfg     *config.Config
 
-	plan *agentPlan
-	// model is the model resolved before the session opened: a new
-	// session's, or the --model of a resumed one (fixed set).
-	model config.Model
-	fixed bool
-	// restoreMode is the permission mode a resumed session had before the
-	// run switched it to auto; "" when nothing needs restoring.
-	restoreMode permission.Mode
 	// sess is the open session, nil until it opened.
 	sess *session.Session
-	// builtin is the catalog of built-in profiles, parsed while the
-	// configuration loads (see startBuiltinProfiles).
-	builtin func() (*profile.Catalog, error)
 }
 
 // runPrint runs print mode and returns the exit code.
@@ -57,9 +42,7 @@ func runPrint(o *options, env config.Env, p proc) int {
 	logs := &logFile{}
 	defer logs.Close()
 	level := &slog.LevelVar{}
-	r := &printRun{o: o, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level),
-		builtin: startBuiltinProfiles()}
-	defer func() { _, _ = r.builtin() }() // the parse has ended before runPrint returns; open reports its error
+	r := &printRun{o: o, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level)}
 	s, err := r.open(ctx)
 	if err == nil {
 		err = r.run(ctx, s)
@@ -77,38 +60,22 @@ func runPrint(o *options, env config.Env, p proc) int {
 	return exitOK
 }
 
-// open loads the configuration, resolves what the agent is built from and
-// opens (or creates) the session, with the model bound and the run in
-// auto mode.
+// open loads the configuration and opens (or creates) the session (spec
+// 06 §1.4) in auto permission mode for this run; the session resolves the
+// model, the profile, the rules and the tools, and builds the agent.
 func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	if err := r.configure(); err != nil {
 		return nil, err
 	}
-	id, resume := r.o.sessionID()
-	store := session.NewStore(session.StoreOptions{Root: r.home, Logger: r.logger,
-		OnWarning: func(msg string) { r.warn(msg, true) }})
-	if r.o.cont && !resume {
-		sum, ok, err := store.Latest(r.workDir)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			r.warn(session.NoSessionsNotice(r.workDir), false)
-		}
-		id, resume = sum.ID, ok
-	}
-	if err := r.prepare(ctx, resume); err != nil {
-		return nil, err
-	}
-	opts := session.Options{Store: store, Env: r.plan.env, WorkDir: r.workDir, AdditionalDirs: r.plan.addDirs,
-		Agent: r.plan.options, Logger: r.logger}
-	var s *session.Session
-	var err error
-	if resume {
-		s, err = session.Resume(ctx, id, opts)
-	} else {
-		s, err = session.Create(ctx, opts)
-	}
+	id, _ := r.o.sessionID()
+	userHome, _ := r.p.userHome() // unknown only matters for "~" in local.toml
+	s, err := session.Open(ctx, session.Options{
+		Config: r.cfg, Home: r.home, WorkDir: r.workDir, UserHome: userHome,
+		Resume: id, Continue: r.o.cont && id == "", Model: r.o.model, Agent: r.o.agent, AgentFiles: r.o.agentFiles,
+		AddDirs: r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
+		Logger: r.logger, LogTo: r.logs.switchTo,
+		Notify: func(n session.Notice) { r.warn(n.Text, n.Warning) },
+	})
 	var se *session.Error
 	if errors.As(err, &se) && se.Code == session.CodeWorkDirMismatch {
 		fmt.Fprintf(r.p.stderr, "%s\n  %s\n", se.Error(), se.Hint())
@@ -120,38 +87,27 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	for _, w := range s.Warnings() { // corrupt lines skipped and quarantined
 		r.warn(w, true)
 	}
-	if err := r.bind(ctx, s); err != nil {
-		return nil, errors.Join(err, r.cleanup(s))
-	}
 	return s, nil
 }
 
 // run sends the prompt and renders the run.
 func (r *printRun) run(ctx context.Context, s *session.Session) error {
-	r.logger.Info("print run", "session_id", s.ID(), "resumed", s.Resumed(), "model", r.plan.slot.model().Alias)
+	r.logger.Info("print run", "session_id", s.ID(), "resumed", s.Resumed(), "model", s.Model().Alias)
 	return print.Run(ctx, print.Options{
-		Host: host{s}, Prompt: r.o.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
+		Host: s, Prompt: r.o.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
 		SessionID: s.ID(), ResumeCommand: s.ResumeCommand(),
 		Stdout: r.p.stdout, Stderr: r.p.stderr, StdoutWidth: r.p.stdoutWidth, StderrWidth: r.p.stderrWidth,
 		Logger: r.logger,
 	})
 }
 
-// cleanup restores a resumed session's permission mode and closes the
-// session, waiting at most cleanupTimeout (spec 06 §1.6.7).
+// cleanup closes the session, which restores a resumed session's
+// permission mode, waiting at most cleanupTimeout (spec 06 §1.6.7).
 func (r *printRun) cleanup(s *session.Session) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		var err error
-		if r.restoreMode != "" {
-			if err = s.Agent().SetPermissionMode(ctx, r.restoreMode); err != nil {
-				err = fmt.Errorf("restore the permission mode of session %s: %w", s.ID(), err)
-			}
-		}
-		done <- errors.Join(err, s.Close(ctx))
-	}()
+	go func() { done <- s.Close(ctx) }()
 	select {
 	case err := <-done:
 		return err
@@ -178,15 +134,19 @@ func (r *printRun) fail(err error) int {
 		sessionID = r.sess.ID()
 	}
 	switch {
-	case errors.As(err, &f) && f.Code == turn.CodeRecordsWriteFailed && r.sess != nil:
-		err = &startupError{op: "run prompt", err: err, hint: storageHint(r.sess.WriteError(), r.home, sessionID)}
+	case errors.As(err, &f) && f.Code == event.CodeRecordsWriteFailed && r.sess != nil:
+		err = &startupError{op: "run prompt", err: err, hint: session.StorageHint(r.sess.WriteError(), r.home, sessionID)}
 	case errors.As(err, &f):
-		err = &startupError{op: "run prompt", err: err, hint: providerHint(f, r.plan)}
+		var m config.Model
+		if r.sess != nil {
+			m = r.sess.Model()
+		}
+		err = &startupError{op: "run prompt", err: err, hint: providerHint(f, m, r.home)}
 	case errors.As(err, &st):
 	case errors.As(err, &se) && se.Code != session.CodeWorkDirMismatch && se.Hint() != "":
 		err = &startupError{op: "run prompt", err: err, hint: se.Hint()}
 	default:
-		if hint := storageHint(err, r.home, sessionID); hint != "" {
+		if hint := session.StorageHint(err, r.home, sessionID); hint != "" {
 			err = &startupError{op: "run prompt", err: err, hint: hint}
 		}
 	}
@@ -200,31 +160,4 @@ func (r *printRun) warn(msg string, prefixed bool) {
 		msg = "Warning: " + msg
 	}
 	fmt.Fprintln(r.p.stderr, msg)
-}
-
-// host adapts a session to what print mode drives.
-type host struct{ s *session.Session }
-
-func (h host) Prompt(ctx context.Context, input []llm.ContentPart) (turn.Launch, error) {
-	return h.s.Prompt(ctx, input)
-}
-
-func (h host) Subscribe(sink turn.EventSink) func() { return h.s.Agent().Subscribe(sink) }
-
-func (h host) WaitForCurrentTurn(ctx context.Context) (turn.Result, error) {
-	return h.s.Agent().WaitForCurrentTurn(ctx)
-}
-
-// absolute resolves p against dir.
-func absolute(dir, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(dir, p)
-}
-
-// isDir reports an existing directory.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

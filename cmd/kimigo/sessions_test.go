@@ -13,21 +13,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kimigo/kimigo/agent"
-	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/session"
 )
 
-// openSession opens session id of c's work dir in this process, with a
-// permission manager, the way the command does.
+// openSession opens session id of c's work dir in this process, the way
+// the command does, with c's environment.
 func openSession(t *testing.T, c *cli, id string) *session.Session {
 	t.Helper()
-	store := session.NewStore(session.StoreOptions{Root: c.home})
-	s, err := session.Resume(t.Context(), id, session.Options{Store: store, WorkDir: c.dir,
-		Agent: func(session.AgentSetup) agent.Options {
-			return agent.Options{Provider: scripted.New(scripted.Options{}), Permission: &permission.Options{}}
-		}})
+	cfg, _, err := config.Load(config.LoadOptions{Home: c.home, Env: config.Env(c.env)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := session.Open(t.Context(), session.Options{Config: cfg, Home: c.home, WorkDir: c.dir, Resume: id})
 	if err != nil {
 		t.Fatalf("open session %s: %v", id, err)
 	}
@@ -38,7 +38,7 @@ func setSavedMode(t *testing.T, c *cli, id, mode string) {
 	t.Helper()
 	s := openSession(t, c, id)
 	defer s.Close(context.WithoutCancel(t.Context()))
-	if err := s.Agent().SetPermissionMode(t.Context(), permission.Mode(mode)); err != nil {
+	if err := s.SetMode(t.Context(), event.PermissionMode(mode)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -47,7 +47,7 @@ func savedMode(t *testing.T, c *cli, id string) string {
 	t.Helper()
 	s := openSession(t, c, id)
 	defer s.Close(context.WithoutCancel(t.Context()))
-	return string(s.Agent().Permission().Mode())
+	return string(s.Status().Permission)
 }
 
 // sessionDir is the directory of session id.

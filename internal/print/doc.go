@@ -12,9 +12,10 @@
 //     resume hint, and the wording of a failed run.
 //
 // It does not own: choosing or opening the session, the permission mode
-// of the run (print runs in auto mode; cmd/kimigo sets it), signals,
-// exit codes and the startup error format (cmd/kimigo), nor the events
-// themselves (agent/turn). It never imports cmd.
+// of the run (print runs in auto mode), signals, exit codes and the
+// startup error format (cmd/kimigo), nor the events themselves (package
+// event). It reads the session's events from a subscription on its own
+// goroutine and never imports an agent package or cmd.
 //
 // Invariants, and the tests that guard them:
 //   - stream-json writes nothing but whole JSON lines to stdout, each with

@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 )
 
@@ -29,17 +29,15 @@ func ParseFormat(s string) (Format, bool) {
 	return "", false
 }
 
-// Host is the session print mode drives: the main agent's prompt, its
-// events and the end of its turn. *session.Session, with the agent's
-// Subscribe and WaitForCurrentTurn, provides it.
+// Host is the session print mode drives; *session.Session is one.
 type Host interface {
-	// Prompt sends the user's input and starts a turn.
-	Prompt(ctx context.Context, input []llm.ContentPart) (turn.Launch, error)
-	// Subscribe adds an event sink; the returned func removes it.
-	Subscribe(s turn.EventSink) (unsubscribe func())
-	// WaitForCurrentTurn waits for the launched turn; when ctx ends first
-	// it cancels the turn and returns ctx's error.
-	WaitForCurrentTurn(ctx context.Context) (turn.Result, error)
+	// Subscribe returns a subscription to the session's events.
+	Subscribe() *event.Subscription
+	// Prompt sends the user's input to the main agent; an error means it
+	// was refused.
+	Prompt(ctx context.Context, input []llm.ContentPart) error
+	// Cancel cancels the main agent's running turn with cause.
+	Cancel(ctx context.Context, cause error) error
 }
 
 // Options describe one print run.
@@ -79,7 +77,8 @@ var ErrInterrupted = errors.New("print run interrupted")
 
 // renderer is one output format.
 type renderer interface {
-	turn.EventSink
+	// render shows one event that passed the filter.
+	render(ev event.Event)
 	// start writes what precedes the run (the version line).
 	start(version string)
 	// finish flushes what is buffered at the end of the run and returns
@@ -110,31 +109,44 @@ func Run(ctx context.Context, o Options) error {
 		r = newTextRenderer(o)
 	}
 	r.start(o.Version)
-	unsubscribe := o.Host.Subscribe(r)
-	defer unsubscribe()
+	sub := o.Host.Subscribe()
+	defer sub.Close()
 
-	l, err := o.Host.Prompt(ctx, []llm.ContentPart{llm.TextPart(o.Prompt)})
-	if err != nil {
-		return failure(turn.ToErrorPayload(err))
+	if err := o.Host.Prompt(ctx, []llm.ContentPart{llm.TextPart(o.Prompt)}); err != nil {
+		return failure(event.ErrorOf(err))
 	}
-	if !l.Launched {
-		return &Failure{Message: "the prompt was not accepted: the agent is busy"}
-	}
-	res, err := o.Host.WaitForCurrentTurn(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			log.Info("print run interrupted", "turn", l.TurnID, "cause", context.Cause(ctx))
-			return ErrInterrupted
+	var turns turnFilter
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				log.Info("print run interrupted", "turn", turns.current, "cause", context.Cause(ctx))
+				if cerr := o.Host.Cancel(context.WithoutCancel(ctx), context.Cause(ctx)); cerr != nil {
+					log.Warn("cancel the interrupted turn", "err", cerr)
+				}
+				return ErrInterrupted
+			}
+			return fmt.Errorf("read the session's events: %w", err)
 		}
-		return failure(turn.ToErrorPayload(err))
+		if !turns.admit(ev) {
+			continue
+		}
+		r.render(ev)
+		if ended, ok := ev.(event.TurnEnded); ok {
+			return settle(r, ended, o, log)
+		}
 	}
+}
+
+// settle ends a run whose turn ended: the buffered output, the outcome
+// and, after a completed turn, the resume hint.
+func settle(r renderer, ev event.TurnEnded, o Options, log *slog.Logger) error {
 	werr := r.finish()
-	ev := res.Event
 	log.Info("print turn ended", "turn", ev.TurnID, "reason", ev.Reason, "duration_ms", ev.DurationMs)
-	if ev.Error != nil || ev.Reason != turn.EndCompleted {
+	if ev.Error != nil || ev.Reason != event.EndCompleted {
 		return endFailure(ev)
 	}
-	if rs := res.RepeatStop; rs != nil {
+	if rs := ev.RepeatStop; rs != nil {
 		// The turn "completed" only because the guard stopped it: the
 		// task is not done, so the run is not a success.
 		log.Info("print turn stopped by the repeat guard", "turn", ev.TurnID, "tool", rs.Tool, "calls", rs.Calls)
@@ -148,11 +160,11 @@ func Run(ctx context.Context, o Options) error {
 }
 
 // endFailure words a turn that did not complete (spec 06 §1.6.5 step 4).
-func endFailure(ev turn.TurnEndedEvent) *Failure {
+func endFailure(ev event.TurnEnded) *Failure {
 	switch {
 	case ev.Error != nil:
 		return failure(*ev.Error)
-	case ev.Reason == turn.EndBlocked:
+	case ev.Reason == event.EndBlocked:
 		return &Failure{Message: "Prompt hook blocked the request."}
 	default:
 		return &Failure{Message: fmt.Sprintf("Prompt turn ended with reason: %s", ev.Reason)}
@@ -164,14 +176,14 @@ func endFailure(ev turn.TurnEndedEvent) *Failure {
 const CodeRepeatStopped = "turn.repeat_stopped"
 
 // repeatFailure words a turn the repeat guard stopped (spec 03 §3.4).
-func repeatFailure(rs turn.RepeatStop) *Failure {
+func repeatFailure(rs event.RepeatStop) *Failure {
 	return &Failure{Code: CodeRepeatStopped, Details: map[string]any{"tool": rs.Tool, "calls": rs.Calls},
 		Message: fmt.Sprintf("%s: the model called %s with the same arguments %d times in a row; the turn was stopped "+
 			"before the task was finished", CodeRepeatStopped, rs.Tool, rs.Calls)}
 }
 
-func failure(p turn.ErrorPayload) *Failure {
-	if p.Code == turn.CodeProviderFiltered {
+func failure(p event.ErrorPayload) *Failure {
+	if p.Code == event.CodeProviderFiltered {
 		return &Failure{Message: "Provider safety policy blocked the response.", Code: p.Code, Details: p.Details}
 	}
 	return &Failure{Message: p.Code + ": " + p.Message, Code: p.Code, Details: p.Details}

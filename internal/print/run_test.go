@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/agent"
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/internal/print"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/scripted"
@@ -19,17 +19,18 @@ import (
 // agentHost drives a real agent, as a session does.
 type agentHost struct{ a *agent.Agent }
 
-func (h agentHost) Prompt(ctx context.Context, in []llm.ContentPart) (turn.Launch, error) {
-	return h.a.Prompt(ctx, in, nil)
+func (h agentHost) Prompt(ctx context.Context, in []llm.ContentPart) error {
+	_, err := h.a.Prompt(ctx, in, nil)
+	return err
 }
-func (h agentHost) Subscribe(s turn.EventSink) func() { return h.a.Subscribe(s) }
-func (h agentHost) WaitForCurrentTurn(ctx context.Context) (turn.Result, error) {
-	return h.a.WaitForCurrentTurn(ctx)
+func (h agentHost) Subscribe() *event.Subscription { return h.a.Events().Subscribe() }
+func (h agentHost) Cancel(ctx context.Context, cause error) error {
+	return h.a.Cancel(ctx, nil, cause)
 }
 
 func newAgent(t *testing.T, p llm.Provider) *agent.Agent {
 	t.Helper()
-	a := agent.New(agent.Options{Provider: p, Config: agent.Config{SystemPrompt: "You are a test."}})
+	a := agent.New(agent.Options{Model: agent.ModelBinding{Provider: p}, Config: agent.Config{SystemPrompt: "You are a test."}})
 	t.Cleanup(func() { a.Close(context.WithoutCancel(t.Context())) })
 	return a
 }
@@ -107,7 +108,7 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatalf("err = %v; want ErrInterrupted", err)
 	}
 	res, err := a.WaitForCurrentTurn(t.Context())
-	if err != nil || res.Event.Reason != turn.EndCancelled {
+	if err != nil || res.Event.Reason != event.EndCancelled {
 		t.Errorf("turn = %+v, %v; want it cancelled", res.Event, err)
 	}
 }

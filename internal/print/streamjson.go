@@ -7,7 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // jsonRenderer is the stream-json format (spec 06 §1.6.3, ERRATA 19):
@@ -16,10 +17,9 @@ import (
 // made, written before the first tool line of the step; tool lines follow
 // in the order their results arrive. Reasoning is never written.
 type jsonRenderer struct {
-	mu    sync.Mutex
-	out   io.Writer
-	err   error // first write error on out
-	turns turnFilter
+	mu  sync.Mutex
+	out io.Writer
+	err error // first write error on out
 
 	text  strings.Builder
 	calls []*toolCallLine
@@ -86,18 +86,14 @@ func (r *jsonRenderer) start(version string) {
 	r.line(metaLine{Role: "meta", Type: "system.version", Version: version})
 }
 
-// Publish renders one event of the main agent. It is called from the turn
-// worker and from tool goroutines.
-func (r *jsonRenderer) Publish(ev turn.Event) {
+// render shows one event of the main agent's current turn.
+func (r *jsonRenderer) render(ev event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.turns.admit(ev) {
-		return
-	}
 	switch e := ev.(type) {
-	case turn.AssistantDeltaEvent:
+	case event.AssistantDelta:
 		r.text.WriteString(e.Delta)
-	case turn.ToolCallDeltaEvent:
+	case event.ToolCallDelta:
 		c := r.call(e.ToolCallID)
 		if e.Name != "" {
 			c.Function.Name = e.Name
@@ -105,26 +101,26 @@ func (r *jsonRenderer) Publish(ev turn.Event) {
 		if !c.started {
 			c.deltas.WriteString(e.ArgumentsPart)
 		}
-	case turn.ToolCallStartedEvent:
+	case event.ToolCallStarted:
 		c := r.call(e.ToolCallID)
 		c.Function.Name = e.Name
 		c.Function.Arguments = compactArgs(e.Args)
 		c.started, c.deltas = true, strings.Builder{}
-	case turn.ToolResultEvent:
+	case event.ToolResult:
 		r.flush()
 		r.line(toolLine{Role: "tool", ToolCallID: e.ToolCallID, Content: outputText(e)})
-	case turn.StepStartedEvent, turn.StepCompletedEvent, turn.StepInterruptedEvent:
+	case event.StepStarted, event.StepCompleted, event.StepInterrupted:
 		r.flush()
-	case turn.TurnEndedEvent:
-		if e.Reason == turn.EndCompleted {
+	case event.TurnEnded:
+		if e.Reason == event.EndCompleted {
 			r.flush()
 		}
-	case turn.StepRetryingEvent:
+	case event.StepRetrying:
 		r.discard()
 		r.line(retryLine{Role: "meta", Type: "turn.step.retrying", FailedAttempt: e.FailedAttempt,
 			NextAttempt: e.NextAttempt, MaxAttempts: e.MaxAttempts, DelayMs: e.DelayMs,
 			ErrorName: e.ErrorName, ErrorMessage: e.ErrorMessage, StatusCode: e.StatusCode})
-	case turn.HookResultEvent:
+	case event.HookResult:
 		r.flush()
 		r.line(assistantLine{Role: "assistant", Content: hookText(e)})
 	}
@@ -183,14 +179,12 @@ func (r *jsonRenderer) line(v any) {
 	if r.err != nil {
 		return
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // the text is shown as written: no \u003c for <
-	if err := enc.Encode(v); err != nil {
+	b, err := plainjson.Marshal(v) // the text is shown as written: no \u003c for <
+	if err != nil {
 		r.err = err
 		return
 	}
-	_, r.err = r.out.Write(buf.Bytes())
+	_, r.err = r.out.Write(append(b, '\n'))
 }
 
 // compactArgs is the call's argument text as the model wrote it, without
@@ -206,7 +200,7 @@ func compactArgs(raw json.RawMessage) string {
 
 // outputText is a tool line's content: the output string, or the JSON of
 // a list of content parts.
-func outputText(e turn.ToolResultEvent) string {
+func outputText(e event.ToolResult) string {
 	if !e.Output.IsParts() {
 		return e.Output.Text()
 	}

@@ -8,14 +8,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 )
 
 // runJSON runs the stream-json format over events and returns the stdout
 // lines, checking that each is one JSON object.
-func runJSON(t *testing.T, events ...turn.Event) ([]string, string, error) {
+func runJSON(t *testing.T, events ...event.Event) ([]string, string, error) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	err := Run(t.Context(), Options{Host: &replayHost{events: events}, Prompt: "hi", Format: FormatStreamJSON,
@@ -41,21 +41,21 @@ const (
 
 func TestStreamJSONToolTurn(t *testing.T) {
 	lines, errw, err := runJSON(t,
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.StepStartedEvent{TurnID: 1, Step: 1},
-		turn.ThinkingDeltaEvent{TurnID: 1, Delta: "never shown"},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "Let me "},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "read it."},
-		turn.ToolCallDeltaEvent{TurnID: 1, ToolCallID: "call_1", Name: "Read", ArgumentsPart: `{"pa`},
-		turn.ToolCallDeltaEvent{TurnID: 1, ToolCallID: "call_1", ArgumentsPart: `th":"a.`},
-		turn.ToolCallDeltaEvent{TurnID: 1, ToolCallID: "call_1", ArgumentsPart: `txt"}`},
-		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "call_1", Name: "Read", Args: []byte(`{"path": "a.txt"}`)},
-		turn.ToolResultEvent{TurnID: 1, ToolCallID: "call_1", Output: loop.TextOutput("1\thello <&>\n")},
-		turn.StepCompletedEvent{TurnID: 1, Step: 1},
-		turn.StepStartedEvent{TurnID: 1, Step: 2},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "Done."},
-		turn.StepCompletedEvent{TurnID: 1, Step: 2},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.StepStarted{Header: event.InTurn(1), Step: 1},
+		event.ThinkingDelta{Header: event.InTurn(1), Delta: "never shown"},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "Let me "},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "read it."},
+		event.ToolCallDelta{Header: event.InTurn(1), ToolCallID: "call_1", Name: "Read", ArgumentsPart: `{"pa`},
+		event.ToolCallDelta{Header: event.InTurn(1), ToolCallID: "call_1", ArgumentsPart: `th":"a.`},
+		event.ToolCallDelta{Header: event.InTurn(1), ToolCallID: "call_1", ArgumentsPart: `txt"}`},
+		event.ToolCallStarted{Header: event.InTurn(1), ToolCallID: "call_1", Name: "Read", Args: []byte(`{"path": "a.txt"}`)},
+		event.ToolResult{Header: event.InTurn(1), ToolCallID: "call_1", Output: loop.TextOutput("1\thello <&>\n")},
+		event.StepCompleted{Header: event.InTurn(1), Step: 1},
+		event.StepStarted{Header: event.InTurn(1), Step: 2},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "Done."},
+		event.StepCompleted{Header: event.InTurn(1), Step: 2},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndCompleted},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -81,14 +81,14 @@ func TestStreamJSONToolTurn(t *testing.T) {
 // §10 scenario 13, ERRATA 19). Arguments keep the model's key order.
 func TestStreamJSONParallelCallsOneLine(t *testing.T) {
 	lines, _, err := runJSON(t,
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.StepStartedEvent{TurnID: 1, Step: 1},
-		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "a", Name: "Bash", Args: []byte(`{"z":1,"a":[2, 3]}`)},
-		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "b", Name: "Glob", Args: []byte(`{"pattern":"*"}`)},
-		turn.ToolResultEvent{TurnID: 1, ToolCallID: "b", Output: loop.TextOutput("x")},
-		turn.ToolResultEvent{TurnID: 1, ToolCallID: "a", Output: loop.PartsOutput(llm.TextPart("y"))},
-		turn.StepCompletedEvent{TurnID: 1, Step: 1},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.StepStarted{Header: event.InTurn(1), Step: 1},
+		event.ToolCallStarted{Header: event.InTurn(1), ToolCallID: "a", Name: "Bash", Args: []byte(`{"z":1,"a":[2, 3]}`)},
+		event.ToolCallStarted{Header: event.InTurn(1), ToolCallID: "b", Name: "Glob", Args: []byte(`{"pattern":"*"}`)},
+		event.ToolResult{Header: event.InTurn(1), ToolCallID: "b", Output: loop.TextOutput("x")},
+		event.ToolResult{Header: event.InTurn(1), ToolCallID: "a", Output: loop.PartsOutput(llm.TextPart("y"))},
+		event.StepCompleted{Header: event.InTurn(1), Step: 1},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndCompleted},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -111,16 +111,16 @@ func TestStreamJSONParallelCallsOneLine(t *testing.T) {
 // §10 scenario 14).
 func TestStreamJSONRetryDropsTheFailedAttempt(t *testing.T) {
 	lines, _, err := runJSON(t,
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.StepStartedEvent{TurnID: 1, Step: 1},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "partial"},
-		turn.StepRetryingEvent{TurnID: 1, Step: 1, FailedAttempt: 1, NextAttempt: 2, MaxAttempts: 10, DelayMs: 300,
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.StepStarted{Header: event.InTurn(1), Step: 1},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "partial"},
+		event.StepRetrying{Header: event.InTurn(1), Step: 1, FailedAttempt: 1, NextAttempt: 2, MaxAttempts: 10, DelayMs: 300,
 			ErrorName: "APIStatusError", ErrorMessage: "overloaded", StatusCode: 503},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "whole"},
-		turn.StepCompletedEvent{TurnID: 1, Step: 1},
-		turn.StepRetryingEvent{TurnID: 1, Step: 2, FailedAttempt: 1, NextAttempt: 2, MaxAttempts: 10, ErrorName: "Error",
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "whole"},
+		event.StepCompleted{Header: event.InTurn(1), Step: 1},
+		event.StepRetrying{Header: event.InTurn(1), Step: 2, FailedAttempt: 1, NextAttempt: 2, MaxAttempts: 10, ErrorName: "Error",
 			ErrorMessage: "reset"},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndCompleted},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -141,12 +141,12 @@ func TestStreamJSONRetryDropsTheFailedAttempt(t *testing.T) {
 
 func TestStreamJSONHookAndFailure(t *testing.T) {
 	lines, _, err := runJSON(t,
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.HookResultEvent{TurnID: 1, HookEvent: turn.HookUserPromptSubmit, Content: ""},
-		turn.StepStartedEvent{TurnID: 1, Step: 1},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "half"},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndFailed,
-			Error: &turn.ErrorPayload{Code: "provider.auth_error", Message: "invalid key"}},
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.HookResult{Header: event.InTurn(1), HookEvent: "UserPromptSubmit", Content: ""},
+		event.StepStarted{Header: event.InTurn(1), Step: 1},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "half"},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndFailed,
+			Error: &event.ErrorPayload{Code: "provider.auth_error", Message: "invalid key"}},
 	)
 	// The run's end flushes what the failed step streamed.
 	want := []string{versionLine, `{"role":"assistant","content":"UserPromptSubmit hook\n\n(empty)"}`,
@@ -161,10 +161,10 @@ func TestStreamJSONHookAndFailure(t *testing.T) {
 
 func TestStreamJSONArgumentsThatAreNotJSON(t *testing.T) {
 	lines, _, _ := runJSON(t,
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "c", Name: "Bash", Args: []byte(`{"command": "ls"`)},
-		turn.StepCompletedEvent{TurnID: 1},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.ToolCallStarted{Header: event.InTurn(1), ToolCallID: "c", Name: "Bash", Args: []byte(`{"command": "ls"`)},
+		event.StepCompleted{Header: event.InTurn(1)},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndCompleted},
 	)
 	want := `{"role":"assistant","tool_calls":[{"type":"function","id":"c","function":{"name":"Bash","arguments":"{\"command\": \"ls\""}}]}`
 	if len(lines) < 2 || lines[1] != want {

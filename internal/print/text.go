@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 )
 
 // textRenderer is the text format (spec 06 §1.6.2): answer text streams to
@@ -17,7 +17,6 @@ type textRenderer struct {
 	stderr   io.Writer
 	answer   *BlockWriter // stdout
 	thinking *BlockWriter // stderr
-	turns    turnFilter
 }
 
 func newTextRenderer(o Options) *textRenderer {
@@ -34,21 +33,17 @@ func (r *textRenderer) start(version string) {
 	fmt.Fprintf(r.stderr, "kimigo version %s\n", version)
 }
 
-// Publish renders one event of the main agent. It is called from the turn
-// worker and from tool goroutines.
-func (r *textRenderer) Publish(ev turn.Event) {
+// render shows one event of the main agent's current turn.
+func (r *textRenderer) render(ev event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.turns.admit(ev) {
-		return
-	}
 	switch e := ev.(type) {
-	case turn.AssistantDeltaEvent:
+	case event.AssistantDelta:
 		r.thinking.End()
 		r.answer.Write(e.Delta)
-	case turn.ThinkingDeltaEvent:
+	case event.ThinkingDelta:
 		r.thinking.Write(e.Delta)
-	case turn.ToolProgressEvent:
+	case event.ToolProgress:
 		if e.Update.Text == "" {
 			return
 		}
@@ -58,13 +53,13 @@ func (r *textRenderer) Publish(ev turn.Event) {
 			text += "\n"
 		}
 		io.WriteString(r.stderr, text)
-	case turn.StepStartedEvent, turn.StepInterruptedEvent:
+	case event.StepStarted, event.StepInterrupted:
 		r.endBlocks()
-	case turn.TurnEndedEvent:
-		if e.Reason == turn.EndCompleted {
+	case event.TurnEnded:
+		if e.Reason == event.EndCompleted {
 			r.endBlocks()
 		}
-	case turn.HookResultEvent:
+	case event.HookResult:
 		r.endBlocks()
 		r.answer.Write(hookText(e))
 		r.answer.End()
@@ -91,7 +86,7 @@ func (r *textRenderer) resumeHint(_, command string) {
 
 // hookText is what a hook.result block shows: the event, whether it
 // blocked, then its trimmed output.
-func hookText(e turn.HookResultEvent) string {
+func hookText(e event.HookResult) string {
 	head := string(e.HookEvent) + " hook"
 	if e.Blocked {
 		head += " blocked"

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/kimigo/kimigo/agent/turn"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
 )
 
 // runText runs the text format over events and returns stdout and stderr.
-func runText(t *testing.T, events ...turn.Event) (stdout, stderr string, err error) {
+func runText(t *testing.T, events ...event.Event) (stdout, stderr string, err error) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	err = Run(t.Context(), Options{Host: &replayHost{events: events}, Prompt: "hi", Format: FormatText,
@@ -19,13 +19,13 @@ func runText(t *testing.T, events ...turn.Event) (stdout, stderr string, err err
 
 func TestTextFormatAnswerAndThinking(t *testing.T) {
 	out, errw, err := runText(t,
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.StepStartedEvent{TurnID: 1, Step: 1},
-		turn.ThinkingDeltaEvent{TurnID: 1, Delta: "hmm"},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "Hello\n"},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "world"},
-		turn.StepCompletedEvent{TurnID: 1, Step: 1},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.StepStarted{Header: event.InTurn(1), Step: 1},
+		event.ThinkingDelta{Header: event.InTurn(1), Delta: "hmm"},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "Hello\n"},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "world"},
+		event.StepCompleted{Header: event.InTurn(1), Step: 1},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndCompleted},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -40,21 +40,21 @@ func TestTextFormatAnswerAndThinking(t *testing.T) {
 
 func TestTextFormatHidesToolsAndOtherTurns(t *testing.T) {
 	out, errw, err := runText(t,
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "before the turn started"},
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.StepStartedEvent{TurnID: 1, Step: 1},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "Reading."},
-		turn.ToolCallDeltaEvent{TurnID: 1, ToolCallID: "c1", Name: "Read", ArgumentsPart: `{"path":"a"}`},
-		turn.ToolCallStartedEvent{TurnID: 1, ToolCallID: "c1", Name: "Read", Args: []byte(`{"path":"a"}`)},
-		turn.ToolProgressEvent{TurnID: 1, ToolCallID: "c1", Update: loop.ProgressUpdate{Text: "50%"}},
-		turn.ToolProgressEvent{TurnID: 1, ToolCallID: "c1", Update: loop.ProgressUpdate{Percent: new(float64)}},
-		turn.AssistantDeltaEvent{TurnID: 7, Delta: "another turn"},
-		turn.ToolResultEvent{TurnID: 1, ToolCallID: "c1", Output: loop.TextOutput("secret file content")},
-		turn.StepCompletedEvent{TurnID: 1, Step: 1},
-		turn.StepRetryingEvent{TurnID: 1, Step: 2, FailedAttempt: 1, NextAttempt: 2},
-		turn.StepStartedEvent{TurnID: 1, Step: 2},
-		turn.AssistantDeltaEvent{TurnID: 1, Delta: "Done."},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndCompleted},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "before the turn started"},
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.StepStarted{Header: event.InTurn(1), Step: 1},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "Reading."},
+		event.ToolCallDelta{Header: event.InTurn(1), ToolCallID: "c1", Name: "Read", ArgumentsPart: `{"path":"a"}`},
+		event.ToolCallStarted{Header: event.InTurn(1), ToolCallID: "c1", Name: "Read", Args: []byte(`{"path":"a"}`)},
+		event.ToolProgress{Header: event.InTurn(1), ToolCallID: "c1", Update: loop.ProgressUpdate{Text: "50%"}},
+		event.ToolProgress{Header: event.InTurn(1), ToolCallID: "c1", Update: loop.ProgressUpdate{Percent: new(float64)}},
+		event.AssistantDelta{Header: event.InTurn(7), Delta: "another turn"},
+		event.ToolResult{Header: event.InTurn(1), ToolCallID: "c1", Output: loop.TextOutput("secret file content")},
+		event.StepCompleted{Header: event.InTurn(1), Step: 1},
+		event.StepRetrying{Header: event.InTurn(1), Step: 2, FailedAttempt: 1, NextAttempt: 2},
+		event.StepStarted{Header: event.InTurn(1), Step: 2},
+		event.AssistantDelta{Header: event.InTurn(1), Delta: "Done."},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndCompleted},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -69,9 +69,9 @@ func TestTextFormatHidesToolsAndOtherTurns(t *testing.T) {
 
 func TestTextFormatHookResult(t *testing.T) {
 	out, _, err := runText(t,
-		turn.TurnStartedEvent{TurnID: 1},
-		turn.HookResultEvent{TurnID: 1, HookEvent: turn.HookUserPromptSubmit, Content: "  no secrets\n", Blocked: true},
-		turn.TurnEndedEvent{TurnID: 1, Reason: turn.EndBlocked},
+		event.TurnStarted{Header: event.InTurn(1)},
+		event.HookResult{Header: event.InTurn(1), HookEvent: "UserPromptSubmit", Content: "  no secrets\n", Blocked: true},
+		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndBlocked},
 	)
 	if want := "• UserPromptSubmit hook blocked\n\n  no secrets\n\n"; out != want {
 		t.Errorf("stdout = %q; want %q", out, want)

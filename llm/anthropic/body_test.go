@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // TestRequestBodyIsStreamed (issue 13 item 8): a long conversation is
@@ -18,7 +19,7 @@ import (
 // small fraction of it (the server's side included; the first request,
 // which the server reads whole, and runs under the race detector, whose
 // sync.Pool keeps nothing, are not counted), and the bytes are the
-// body encodeJSON marshals.
+// body plainjson.Marshal encodes.
 func TestRequestBodyIsStreamed(t *testing.T) {
 	var msgs []llm.Message
 	result := strings.Repeat("a line of the file the model pages through\n", 40<<10/44)
@@ -50,7 +51,7 @@ func TestRequestBodyIsStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := encodeJSON(b)
+	want, err := plainjson.Marshal(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestRequestBodyIsStreamed(t *testing.T) {
 		}
 		runtime.ReadMemStats(&after)
 		if i == 0 && string(got) != string(want) {
-			t.Fatalf("sent %d bytes that differ from the %d encodeJSON marshals", len(got), len(want))
+			t.Fatalf("sent %d bytes that differ from the %d plainjson.Marshal encodes", len(got), len(want))
 		}
 		if length != int64(len(want)) {
 			t.Errorf("request %d: Content-Length %d, body %d bytes", i, length, len(want))

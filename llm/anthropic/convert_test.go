@@ -9,6 +9,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // wireJSON converts a history and renders it compactly.
@@ -18,7 +19,7 @@ func wireJSON(t *testing.T, model string, history []llm.Message) string {
 	if err != nil {
 		t.Fatalf("convert: %v", err)
 	}
-	b, err := encodeJSON(msgs)
+	b, err := plainjson.Marshal(msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestCacheControlPlacement(t *testing.T) {
 
 func mustEncode(t *testing.T, v any) string {
 	t.Helper()
-	b, err := encodeJSON(v)
+	b, err := plainjson.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}

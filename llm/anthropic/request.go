@@ -6,6 +6,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/internal/wire"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // requestBody is the Messages request. Field order is the wire order, and
@@ -87,28 +88,7 @@ type wireTool struct {
 // required on the wire.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// encodeJSON marshals v without HTML escaping, so "<system>" stays
-// readable and the bytes match what other clients send.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := appendJSON(&buf, v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// appendJSON writes v to buf as encodeJSON does.
-func appendJSON(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	buf.Truncate(buf.Len() - 1) // the newline Encode adds
-	return nil
-}
-
-// newBody is the request as encodeJSON(b) would marshal it, encoded a
+// newBody is the request as plainjson.Marshal(b) would marshal it, encoded a
 // message at a time as the transport reads it (wire.Body): no buffer the
 // size of the conversation is allocated, and encoding/json's buffer pool,
 // which keeps the buffer of every Encode for the next one, holds nothing
@@ -117,7 +97,7 @@ func appendJSON(buf *bytes.Buffer, v any) error {
 func newBody(b *requestBody, sizes *wire.Sizes[wireMessage]) (*wire.Body[wireMessage], error) {
 	var head bytes.Buffer
 	head.WriteString(`{"model":`)
-	if err := appendJSON(&head, b.Model); err != nil {
+	if err := plainjson.Write(&head, b.Model); err != nil {
 		return nil, err
 	}
 	head.WriteString(`,"messages":`)
@@ -129,7 +109,7 @@ func newBody(b *requestBody, sizes *wire.Sizes[wireMessage]) (*wire.Body[wireMes
 		tail.WriteByte(']')
 	}
 	opts := tail.Len()
-	if err := appendJSON(&tail, &b.requestOptions); err != nil {
+	if err := plainjson.Write(&tail, &b.requestOptions); err != nil {
 		return nil, err
 	}
 	tail.Bytes()[opts] = ',' // the options object's "{" continues the body
@@ -137,7 +117,7 @@ func newBody(b *requestBody, sizes *wire.Sizes[wireMessage]) (*wire.Body[wireMes
 		Head: head.Bytes(), Tail: tail.Bytes(), Messages: b.Messages, Sizes: sizes,
 		Encode: func(dst []byte, m *wireMessage) ([]byte, error) {
 			buf := bytes.NewBuffer(dst)
-			if err := appendJSON(buf, m); err != nil {
+			if err := plainjson.Write(buf, m); err != nil {
 				return nil, err
 			}
 			return buf.Bytes(), nil

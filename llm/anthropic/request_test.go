@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // TestEncodeBodyMatchesEncodeJSON: the body written a message at a time is
@@ -30,7 +31,7 @@ func TestEncodeBodyMatchesEncodeJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := encodeJSON(b)
+			want, err := plainjson.Marshal(b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,14 +40,14 @@ func TestEncodeBodyMatchesEncodeJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			if string(got) != string(want) {
-				t.Errorf("encodeBody:\n%s\nencodeJSON:\n%s", got, want)
+				t.Errorf("encodeBody:\n%s\nplainjson.Marshal:\n%s", got, want)
 			}
 		})
 	}
 	b := &requestBody{Model: "m"}
-	want, _ := encodeJSON(b)
+	want, _ := plainjson.Marshal(b)
 	if got, _ := encodeBody(b); string(got) != string(want) {
-		t.Errorf("nil messages: encodeBody %s, encodeJSON %s", got, want)
+		t.Errorf("nil messages: encodeBody %s, plainjson.Marshal %s", got, want)
 	}
 }
 

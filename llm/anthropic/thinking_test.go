@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 func TestThinkingProfiles(t *testing.T) {
@@ -109,7 +111,7 @@ func TestWithThinkingTable(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := New(tt.opts).WithThinking(tt.effort).(*Provider)
-			th, err := encodeJSON(p.thinking)
+			th, err := plainjson.Marshal(p.thinking)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // maxSchemaNodes bounds $ref expansion, which can grow exponentially when
@@ -68,13 +70,11 @@ func NormalizeKimiSchema(raw json.RawMessage) (json.RawMessage, error) {
 	if err := fillChildren(schema); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(schema); err != nil {
+	b, err := plainjson.Marshal(schema)
+	if err != nil {
 		return nil, fmt.Errorf("encode schema: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return b, nil
 }
 
 // derefer inlines local $refs. Every object it returns is freshly built, so

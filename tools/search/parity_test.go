@@ -12,8 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kimigo/kimigo/tools"
+
 	"github.com/kimigo/kimigo/tools/search"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // TestParityWithRipgrep generates a tree with nested ignore files of every
@@ -32,7 +33,7 @@ func checkParity(t *testing.T, rg string, seed uint64) {
 	base := t.TempDir()
 	root := filepath.Join(base, "outer", "repo")
 	generateTree(t, base, root, seed)
-	excludes := tools.SensitiveExcludeGlobs()
+	excludes := workspace.SensitiveExcludeGlobs()
 	rgArgs := []string{"--hidden", "--no-config"}
 	for _, d := range search.VCSDirs {
 		rgArgs = append(rgArgs, "--glob", "!"+d)

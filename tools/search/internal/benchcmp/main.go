@@ -29,8 +29,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kimigo/kimigo/tools"
 	"github.com/kimigo/kimigo/tools/search"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 type query struct {
@@ -142,7 +142,7 @@ var engine = search.New(search.Options{})
 
 func runKimigo(root string, q query) int {
 	ctx := context.Background()
-	filter := search.Filter{Exclude: tools.SensitiveExcludeGlobs()}
+	filter := search.Filter{Exclude: workspace.SensitiveExcludeGlobs()}
 	if q.files {
 		res, err := engine.Find(ctx, search.FindQuery{Root: root, Pattern: q.pattern, Filter: filter})
 		check(err)
@@ -171,7 +171,7 @@ func runRipgrep(rg, root string, q query) int {
 	for _, d := range search.VCSDirs {
 		args = append(args, "--glob", "!"+d)
 	}
-	for _, g := range tools.SensitiveExcludeGlobs() {
+	for _, g := range workspace.SensitiveExcludeGlobs() {
 		args = append(args, "--glob", "!"+g)
 	}
 	switch {

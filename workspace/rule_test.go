@@ -1,10 +1,10 @@
-package tools_test
+package workspace_test
 
 import (
 	"testing"
 
 	"github.com/kimigo/kimigo/osenv/osenvtest"
-	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // The rule matchers run on internal/glob, the picomatch matcher of the
@@ -24,8 +24,8 @@ func TestStringRuleMatcher(t *testing.T) {
 		{"extglob", "go vet", "go @(vet|test)", true},
 		{"negation inverts", "rm -rf x", "!git *", true},
 		{"negation of a match", "git log", "!git *", false},
-		{"escaped approval rule is literal", "printf *", tools.EscapeRule("printf *"), true},
-		{"escaped approval rule is not a glob", "printf hello", tools.EscapeRule("printf *"), false},
+		{"escaped approval rule is literal", "printf *", workspace.EscapeRule("printf *"), true},
+		{"escaped approval rule is not a glob", "printf hello", workspace.EscapeRule("printf *"), false},
 		{"dot-slash on the subject is retried", "./run.sh", "run.sh", true},
 		{"dot-slash on the pattern is ignored", "run.sh", "./run.sh", true},
 		{"dot-slash on both", "./run.sh", "./run.sh", true},
@@ -35,7 +35,7 @@ func TestStringRuleMatcher(t *testing.T) {
 		{"case matters", "Git status", "git *", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tools.StringRuleMatcher(tt.subject)(tt.rule); got != tt.want {
+			if got := workspace.StringRuleMatcher(tt.subject)(tt.rule); got != tt.want {
 				t.Errorf("StringRuleMatcher(%q)(%q) = %v; want %v", tt.subject, tt.rule, got, tt.want)
 			}
 		})
@@ -44,7 +44,7 @@ func TestStringRuleMatcher(t *testing.T) {
 
 func TestPathRuleMatcher(t *testing.T) {
 	env := osenvtest.New(osenvtest.Options{})
-	ws := tools.Workspace{Dir: "/ws"}
+	ws := workspace.Dirs{Dir: "/ws"}
 	for _, tt := range []struct {
 		name, raw, rule string
 		want            bool
@@ -61,13 +61,30 @@ func TestPathRuleMatcher(t *testing.T) {
 		{"broken negated pattern matches nothing", "src/a.go", "!/ws/[z-a]", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := tools.ResolvePath(env, ws, tt.raw, tools.IntentRead)
+			p, err := workspace.ResolvePath(env, ws, tt.raw, workspace.IntentRead)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := tools.PathRuleMatcher(env, ws, p)(tt.rule); got != tt.want {
+			if got := workspace.PathRuleMatcher(env, ws, p)(tt.rule); got != tt.want {
 				t.Errorf("PathRuleMatcher(%q)(%q) = %v; want %v", tt.raw, tt.rule, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestNameMatches(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"mcp__github__*", "mcp__github__create_issue", true},
+		{"mcp__github__*", "mcp__gitlab__create_issue", false},
+		{"mcp__*__read", "mcp__fs__read", true},
+		{"Read", "read", false}, // names are case-sensitive
+		{"mcp__*", "Bash", false},
+	} {
+		if got := workspace.NameMatches(tt.pattern, tt.name); got != tt.want {
+			t.Errorf("NameMatches(%q, %q) = %v; want %v", tt.pattern, tt.name, got, tt.want)
+		}
 	}
 }

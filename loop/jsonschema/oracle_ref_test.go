@@ -1,8 +1,8 @@
-package loop
+package jsonschema
 
 // The oracle: the argument validator as it was built on
 // github.com/santhosh-tekuri/jsonschema/v6, kept as a test-only reference.
-// kimigo's own validator (schema*.go) replaced it because that library
+// kimigo's own validator (this package) replaced it because that library
 // compiles five metaschemas in its init, about 10 ms on every start of the
 // command; oracle_test.go checks that both still agree. The library is a
 // test dependency only and is not linked into kimigo.

@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"encoding/json"
@@ -34,11 +34,11 @@ func TestSchemaMessages(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			schema := json.RawMessage("{" + dialect + objectSchemaBody + "}")
-			got, ok := NewSchemaCache().check(schema, json.RawMessage(args))
+			got, ok := NewCache().Check(schema, json.RawMessage(args))
 			if ok || got != want {
 				t.Errorf("check = %q, %v\nwant %q", got, ok, want)
 			}
-			if msg, ok := NewSchemaCache().check(schema, json.RawMessage(`{"text":"hi","n":2}`)); !ok {
+			if msg, ok := NewCache().Check(schema, json.RawMessage(`{"text":"hi","n":2}`)); !ok {
 				t.Errorf("valid args rejected: %s", msg)
 			}
 		})
@@ -73,7 +73,7 @@ func TestSchemaDialects(t *testing.T) {
 			"/x must be < 1.5; /x must be multiple of 2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := NewSchemaCache().check(json.RawMessage(tt.schema), json.RawMessage(tt.args))
+			got, ok := NewCache().Check(json.RawMessage(tt.schema), json.RawMessage(tt.args))
 			if ok != (tt.want == "") || got != tt.want {
 				t.Errorf("check = %q, %v; want %q", got, ok, tt.want)
 			}
@@ -117,7 +117,7 @@ func TestSchemaCompileError(t *testing.T) {
 		`{"allOf":[]}`,
 		`{"required":["a","a"]}`,
 	} {
-		got, ok := NewSchemaCache().check(json.RawMessage(schema), json.RawMessage(`{}`))
+		got, ok := NewCache().Check(json.RawMessage(schema), json.RawMessage(`{}`))
 		if ok || !strings.HasPrefix(got, "invalid parameters schema") {
 			t.Errorf("check(%s) = %q, %v; want a compile error", schema, got, ok)
 		}
@@ -125,7 +125,7 @@ func TestSchemaCompileError(t *testing.T) {
 }
 
 func TestSchemaCompiledOnce(t *testing.T) {
-	c := NewSchemaCache()
+	c := NewCache()
 	schema := []byte(`{"type":"object"}`)
 	a, b := c.get(schema), c.get(append([]byte(nil), schema...))
 	if a != b || a.schema == nil {
@@ -181,7 +181,7 @@ func TestSchemaKeywords(t *testing.T) {
 		{"a huge exponent stays cheap", `{"type":"integer","maximum":10}`, `1e999999999`, "must be <= 10"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := NewSchemaCache().check(json.RawMessage(tt.schema), json.RawMessage(tt.args))
+			got, ok := NewCache().Check(json.RawMessage(tt.schema), json.RawMessage(tt.args))
 			if ok != (tt.want == "") || got != tt.want {
 				t.Errorf("check = %q, %v; want %q", got, ok, tt.want)
 			}
@@ -211,7 +211,7 @@ func TestSchemaFormats(t *testing.T) {
 	} {
 		schema := json.RawMessage(`{"format":"` + tt.format + `"}`)
 		arg, _ := json.Marshal(tt.value)
-		got, ok := NewSchemaCache().check(schema, arg)
+		got, ok := NewCache().Check(schema, arg)
 		if ok != tt.valid {
 			t.Errorf("%s %q: check = %q, %v; want valid=%v", tt.format, tt.value, got, ok, tt.valid)
 		}
@@ -230,8 +230,8 @@ func FuzzSchemaCheck(f *testing.F) {
 		if !json.Valid([]byte(args)) {
 			return
 		}
-		a, okA := NewSchemaCache().check(json.RawMessage(schema), json.RawMessage(args))
-		b, okB := NewSchemaCache().check(json.RawMessage(schema), json.RawMessage(args))
+		a, okA := NewCache().Check(json.RawMessage(schema), json.RawMessage(args))
+		b, okB := NewCache().Check(json.RawMessage(schema), json.RawMessage(args))
 		if a != b || okA != okB {
 			t.Fatalf("two checks disagree: %q, %v and %q, %v", a, okA, b, okB)
 		}

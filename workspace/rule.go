@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"path"
@@ -56,7 +56,7 @@ func StringRuleMatcher(subject string) func(string) bool {
 // both the pattern and the path (relative patterns resolve against the
 // workspace dir, "~" against the home). An argument that does not compile
 // matches nothing.
-func PathRuleMatcher(env osenv.Env, ws Workspace, p ResolvedPath) func(string) bool {
+func PathRuleMatcher(env osenv.Env, ws Dirs, p ResolvedPath) func(string) bool {
 	values := spellings(env, ws, p.Raw)
 	values = append(values, p.Path)
 	return func(ruleArgs string) bool {
@@ -77,7 +77,7 @@ func PathRuleMatcher(env osenv.Env, ws Workspace, p ResolvedPath) func(string) b
 	}
 }
 
-func spellings(env osenv.Env, ws Workspace, s string) []string {
+func spellings(env osenv.Env, ws Dirs, s string) []string {
 	out := []string{s}
 	if t := strings.TrimPrefix(s, "./"); t != s {
 		out = append(out, t)
@@ -106,6 +106,12 @@ func negatable(ruleArgs string, match func(string) (bool, error)) bool {
 	}
 	return hit != neg
 }
+
+// NameMatches reports whether a tool name matches a rule's name glob
+// (mcp__github__*), the way MCP allow and deny lists match names:
+// case-sensitive, with the picomatch semantics of ruleGlob. A pattern that
+// does not compile matches nothing.
+func NameMatches(pattern, name string) bool { return ruleGlob(pattern, name, false) }
 
 // ruleGlobs memoizes compiled rule globs. Compiling is a pure function of
 // the pattern and its options, so sharing the bounded cache changes no

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"path"
@@ -17,9 +17,6 @@ var (
 	// path components.
 	sensitiveDirs = []string{"/.aws/credentials", "/.gcp/credentials"}
 )
-
-// VCSDirs are version-control directories every search skips.
-var VCSDirs = []string{".git", ".svn", ".hg", ".bzr", ".jj", ".sl"}
 
 // IsSensitive reports whether path names a file that may hold secrets:
 // .env files (not their templates), SSH private keys and their copies,

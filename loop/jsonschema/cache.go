@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 	"sync"
 )
 
-// SchemaCache compiles argument schemas once and keeps them, keyed by the
+// Cache compiles argument schemas once and keeps them, keyed by the
 // schema's exact text, so a tool's validator is built on its first call and
 // reused by every later call and turn. The zero value is an empty cache. It
 // is safe for concurrent use.
-type SchemaCache struct {
+type Cache struct {
 	mu sync.Mutex
 	m  map[string]*compiledSchema // guarded by mu
 }
@@ -28,14 +28,10 @@ type compiledSchema struct {
 // rebuilt entry costs one compile.
 const maxCachedSchemas = 1024
 
-// NewSchemaCache returns an empty cache.
-func NewSchemaCache() *SchemaCache { return &SchemaCache{} }
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{} }
 
-// defaultSchemas is shared by every turn whose Options leave Schemas nil;
-// entries are immutable once compiled.
-var defaultSchemas = NewSchemaCache()
-
-func (c *SchemaCache) get(schema []byte) *compiledSchema {
+func (c *Cache) get(schema []byte) *compiledSchema {
 	c.mu.Lock()
 	cs := c.m[string(schema)]
 	if cs == nil {
@@ -57,7 +53,7 @@ func (c *SchemaCache) get(schema []byte) *compiledSchema {
 // worded for the model (spec 01 §4.10.3) and false when args do not match;
 // a schema that does not compile rejects every call with the compile error.
 // An empty schema accepts anything.
-func (c *SchemaCache) check(schema, args json.RawMessage) (string, bool) {
+func (c *Cache) Check(schema, args json.RawMessage) (string, bool) {
 	if len(bytes.TrimSpace(schema)) == 0 {
 		return "", true
 	}

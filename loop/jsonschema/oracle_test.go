@@ -1,4 +1,4 @@
-package loop
+package jsonschema
 
 import (
 	"encoding/json"
@@ -170,7 +170,7 @@ func compareWithOracle(t *testing.T, schema, args string) {
 		}
 		return
 	}
-	gotMsg, gotOK := NewSchemaCache().check(json.RawMessage(schema), json.RawMessage(args))
+	gotMsg, gotOK := NewCache().Check(json.RawMessage(schema), json.RawMessage(args))
 	wantMsg, wantOK := oracleCheck(oldSchema, json.RawMessage(args))
 	if gotOK != wantOK {
 		t.Errorf("schema %s, args %s: valid = %v, oracle %v (%q / %q)", schema, args, gotOK, wantOK, gotMsg, wantMsg)

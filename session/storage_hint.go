@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"errors"
@@ -8,22 +8,21 @@ import (
 	"syscall"
 
 	"github.com/kimigo/kimigo/agent/records"
-	"github.com/kimigo/kimigo/session"
 )
 
-// storageHint says what to do about a failure to read or write kimigo's
+// StorageHint says what to do about a failure to read or write kimigo's
 // data, from the path and the errno err carries: a full disk, an I/O
 // error, a read-only or forbidden data root, a directory where a file
 // belongs, a session deleted while kimigo ran. home is the data root;
 // sessionID, when set, is the session the run had open. It is "" for
-// errors it knows nothing about.
-func storageHint(err error, home, sessionID string) string {
+// errors it knows nothing about. Front ends print it under the error.
+func StorageHint(err error, home, sessionID string) string {
 	if err == nil {
 		return ""
 	}
 	again := "then run the command again"
 	if sessionID != "" {
-		again = fmt.Sprintf("then run `%s`: every record written before the failure is kept", session.ResumeCommand(sessionID))
+		again = fmt.Sprintf("then run `%s`: every record written before the failure is kept", ResumeCommand(sessionID))
 	}
 	path := failedPath(err)
 	switch {

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"fmt"
@@ -8,17 +8,17 @@ import (
 	"github.com/kimigo/kimigo/osenv"
 )
 
-// Workspace is where relative paths resolve and what counts as inside: the
-// agent's working directory plus the --add-dir directories (spec 05 §1.4).
-// Paths are absolute and clean.
-type Workspace struct {
+// Dirs are the workspace: where relative paths resolve and what counts as
+// inside. Dir is the agent's working directory, AdditionalDirs the --add-dir
+// directories (spec 05 §1.4). Paths are absolute and clean.
+type Dirs struct {
 	Dir            string
 	AdditionalDirs []string
 }
 
 // Contains reports whether the absolute, clean path p lies in the workspace
 // dir or an additional dir (whole path components: /ws-evil is not in /ws).
-func (w Workspace) Contains(p string) bool {
+func (w Dirs) Contains(p string) bool {
 	if osenv.Within(p, w.Dir) {
 		return true
 	}
@@ -72,7 +72,7 @@ func (e *PathError) Verbatim() bool { return true }
 // is refused unless intent is IntentSearch, and a relative path that
 // leaves the workspace is refused (absolute paths outside are allowed; the
 // permission layer decides about them). Errors are *PathError.
-func ResolvePath(env osenv.Env, ws Workspace, raw string, intent PathIntent) (ResolvedPath, error) {
+func ResolvePath(env osenv.Env, ws Dirs, raw string, intent PathIntent) (ResolvedPath, error) {
 	p := raw
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		home := env.Home()

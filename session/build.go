@@ -1,0 +1,208 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/profile"
+	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
+)
+
+// plan is what the main agent of a session is built from, resolved
+// before anything is written: a failure here creates and changes nothing.
+type plan struct {
+	// localDirs are .kimi-code/local.toml's additional dirs; the agent
+	// works in them, the session's saved dirs and this run's addDirs.
+	localDirs []string
+	// addDirs are this run's --add-dir dirs, absolute.
+	addDirs []string
+	rules   []permission.Rule
+	// model is a new session's model; a resumed session binds the one its
+	// records saved (or Options.Model) after the replay.
+	model config.Model
+	// active is the profile's tool activation. A resumed agent's records
+	// restore its own over it.
+	active tools.ActiveTools
+	// config is a new session's initial agent configuration; a resumed
+	// agent's comes from its records.
+	config agent.Config
+	// refreshPrompt re-renders a new session's system prompt after a
+	// compaction; nil keeps the prompt.
+	refreshPrompt func(ctx context.Context) (string, error)
+}
+
+// prepare resolves, before the session opens, everything its main agent
+// is built from: the workspace dirs, the permission rules, the model of a
+// new session (or the -m of a resumed one) and a new session's profile and
+// system prompt. Warnings go to o.Notify.
+func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*profile.Catalog, error)) (plan, error) {
+	warn := func(msg string) { o.Notify(Notice{Text: msg, Warning: true}) }
+	local, warnings, err := config.LoadLocal(config.LocalOptions{FS: o.Env,
+		ProjectRoot: config.ProjectRoot(o.Env, o.WorkDir), UserHome: o.UserHome})
+	for _, w := range warnings {
+		warn(w.Message)
+	}
+	if err != nil {
+		return plan{}, err
+	}
+	var p plan
+	p.localDirs = local.AdditionalDirs
+	for _, d := range o.AddDirs {
+		abs := d
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(o.WorkDir, d)
+		}
+		abs = filepath.Clean(abs)
+		if fi, err := o.Env.Stat(abs); err != nil || !fi.IsDir() {
+			return plan{}, fmt.Errorf("--add-dir %s: %s is not an existing directory", d, abs)
+		}
+		p.addDirs = append(p.addDirs, abs)
+	}
+	p.rules = permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)
+	if err := p.selectModel(o, resuming); err != nil {
+		return plan{}, err
+	}
+	if resuming {
+		catalog, err := builtin()
+		var def *profile.Profile
+		if err == nil {
+			def, err = catalog.Resolve("")
+		}
+		if err != nil {
+			return plan{}, fmt.Errorf("load the default profile: %w", err)
+		}
+		p.active = tools.ActiveTools{Names: def.Tools, Disallowed: def.DisallowedTools}
+		return p, nil
+	}
+	dirs := union(p.localDirs, p.addDirs)
+	in := profileInput{env: o.Env, cfg: o.Config, home: o.Home, workDir: o.WorkDir, addDirs: dirs,
+		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn}
+	ps, err := resolveProfile(ctx, in)
+	if err != nil {
+		return plan{}, err
+	}
+	p.active = tools.ActiveTools{Names: ps.profile.Tools, Disallowed: ps.profile.DisallowedTools}
+	p.refreshPrompt = func(ctx context.Context) (string, error) { // after a compaction (spec 03 §6.14)
+		pc, _, err := profile.PrepareContext(ctx, in.env, in.workDir, in.addDirs, in.home)
+		if err != nil {
+			return "", err
+		}
+		return ps.profile.SystemPrompt(pc)
+	}
+	p.config = agent.Config{Cwd: o.WorkDir, ProfileName: ps.profile.Name, SubagentNames: ps.subagents,
+		SystemPrompt: ps.prompt}
+	return p, nil
+}
+
+// selectModel resolves the model known before the session opens: a new
+// session's (spec 06 §1.5), or the -m of a resumed one, which must exist.
+// A resumed session without -m binds the model its records saved.
+func (p *plan) selectModel(o Options, resuming bool) error {
+	var err error
+	switch {
+	case o.Model != "":
+		p.model, err = o.Config.Resolve(o.Model)
+	case !resuming:
+		var implicit bool
+		p.model, implicit, err = o.Config.SelectModel("")
+		if implicit {
+			o.Notify(Notice{Text: config.OfflineNotice})
+		}
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if p.model.Transport == config.ProviderScripted {
+		// The offline model reads its script now, so a bad KIMIGO_SCRIPT
+		// fails before a session is created.
+		if _, err := config.NewProvider(p.model, config.ProviderOptions{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// agentOptions builds the main agent's options for the opened session.
+func (s *Session) agentOptions(o Options, p plan, persistence records.Persistence) (agent.Options, error) {
+	home := agentHome(s.dir, MainAgentID)
+	ws := workspace.Dirs{Dir: s.workDir, AdditionalDirs: union(p.localDirs, s.additional)}
+	var model agent.ModelBinding
+	if !s.resumed {
+		var err error
+		if model, err = s.models.bind(p.model, ""); err != nil {
+			return agent.Options{}, err
+		}
+	}
+	var approver permission.Approver
+	var questions tools.QuestionAsker = dismissAll{}
+	if o.Requests == Answered {
+		approver = requestApprover{s.broker, MainAgentID}
+		questions = requestQuestioner{s.broker, MainAgentID}
+	}
+	logger := s.logger
+	return agent.Options{
+		ID:     MainAgentID,
+		Model:  model,
+		Models: s.models.resolve,
+		Config: p.config,
+		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
+			m := tools.New(tools.Options{
+				Base:       tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
+				Capability: model.Capability,
+				Committer:  c,
+				BashLogDir: filepath.Join(home, "tool-results"),
+				Questions:  questions,
+			})
+			m.SetActiveTools(p.active)
+			return m
+		},
+		Env:         o.Env,
+		HomeDir:     home,
+		Persistence: persistence,
+		Permission: &permission.Options{
+			Workspace:  func() workspace.Dirs { return ws },
+			Rules:      p.rules,
+			Approver:   approver,
+			RuleWriter: &config.UserRuleWriter{Home: o.Home},
+		},
+		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
+		Events:     s.bus,
+		Logger:     logger,
+	}, nil
+}
+
+// permissionRules validates the rules of config.toml and local.toml for
+// the permission chain; a malformed rule is dropped with a warning naming
+// its file, line and fault (ERRATA 13).
+func permissionRules(specs []config.PermissionRule, warn func(string)) []permission.Rule {
+	in := make([]permission.RuleSpec, 0, len(specs))
+	for _, r := range specs {
+		in = append(in, permission.RuleSpec{Decision: string(r.Decision), Scope: r.Scope, Pattern: r.Pattern,
+			Reason: r.Reason, Origin: permission.Origin(r.Origin), Source: r.Source, Line: r.Line})
+	}
+	rules, errs := permission.LoadRules(in, permission.LoadOptions{})
+	for _, e := range errs {
+		warn(e.Error())
+	}
+	return rules
+}
+
+// union is a followed by the entries of b it lacks.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, d := range b {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
