@@ -34,6 +34,10 @@ const (
 	envMaxTokens             = "KIMI_MODEL_MAX_TOKENS"
 	envCustomHeaders         = "KIMI_CODE_CUSTOM_HEADERS"
 	envDisableCron           = "KIMI_DISABLE_CRON"
+	envCronManualTick        = "KIMI_CRON_MANUAL_TICK"
+	envCronNoJitter          = "KIMI_CRON_NO_JITTER"
+	envCronNoStale           = "KIMI_CRON_NO_STALE"
+	envCronClock             = "KIMI_CRON_CLOCK"
 	envSwarmMaxConcurrency   = "KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY"
 	envLogLevel              = "KIMI_LOG_LEVEL"
 	envModelName             = "KIMI_MODEL_NAME"
@@ -123,6 +127,8 @@ type EnvSettings struct {
 	ThinkingKeep string
 	// DisableCron is KIMI_DISABLE_CRON=1.
 	DisableCron bool
+	// Cron holds the cron test switches (spec 05 §7.6).
+	Cron CronSettings
 	// SwarmMaxConcurrency is KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY; 0 when
 	// unset or not a positive integer.
 	SwarmMaxConcurrency int
@@ -132,6 +138,19 @@ type EnvSettings struct {
 	// Proxy is what HTTP_PROXY, HTTPS_PROXY and NO_PROXY (or their lower
 	// case forms) say.
 	Proxy ProxySettings
+}
+
+// CronSettings are the KIMI_CRON_* switches of spec 05 §7.6.
+type CronSettings struct {
+	// ManualTick is KIMI_CRON_MANUAL_TICK=1: no timer ticks the scheduler.
+	ManualTick bool
+	// NoJitter and NoStale are KIMI_CRON_NO_JITTER=1 and
+	// KIMI_CRON_NO_STALE=1.
+	NoJitter, NoStale bool
+	// ClockFile is the path of KIMI_CRON_CLOCK=file:<path>: the wall
+	// clock is read from the first line of that file. "" is the real
+	// clock; any other form of the variable is ignored.
+	ClockFile string
 }
 
 // ProxySettings are the proxy variables of the environment.
@@ -152,11 +171,16 @@ func readEnvSettings(e Env) (EnvSettings, error) {
 		ThinkingEffort:      e.get(envThinkingEffort),
 		ThinkingKeep:        e.get(envThinkingKeep),
 		DisableCron:         e.get(envDisableCron) == "1",
+		Cron: CronSettings{ManualTick: e.get(envCronManualTick) == "1", NoJitter: e.get(envCronNoJitter) == "1",
+			NoStale: e.get(envCronNoStale) == "1"},
 		Proxy: ProxySettings{
 			HTTPProxy:  e.first("HTTP_PROXY", "http_proxy"),
 			HTTPSProxy: e.first("HTTPS_PROXY", "https_proxy"),
 			NoProxy:    e.first("NO_PROXY", "no_proxy"),
 		},
+	}
+	if p, ok := strings.CutPrefix(e.get(envCronClock), "file:"); ok && p != "" {
+		s.Cron.ClockFile = p
 	}
 	if n, ok := parseDecimal(e.get(envSwarmMaxConcurrency)); ok && n > 0 {
 		s.SwarmMaxConcurrency = n

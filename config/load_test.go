@@ -112,13 +112,17 @@ func TestEnvOverridesTable(t *testing.T) {
 		"KIMI_MODEL_OUTPUT_FORMAT":                " stream-json ",
 		"HTTPS_PROXY":                             "http://proxy:3128",
 		"no_proxy":                                "internal",
+		"KIMI_CRON_MANUAL_TICK":                   "1",
+		"KIMI_CRON_NO_JITTER":                     "1",
+		"KIMI_CRON_CLOCK":                         "file:/tmp/clock",
 	})
 	got := []any{*cfg.Background.MaxRunningTasks, *cfg.Background.KeepAliveOnExit, *cfg.MCP.ToolTimeoutMs,
 		*cfg.MCP.StartupTimeoutMs, *cfg.Subagent.TimeoutMs, cfg.Image.MaxEdgePx == nil, *cfg.Image.ReadByteBudget,
 		cfg.Thinking.Keep, cfg.Env.DisableCron, cfg.Env.LogLevel, cfg.Env.SwarmMaxConcurrency, cfg.Env.OutputFormat,
-		cfg.Env.Proxy}
+		cfg.Env.Proxy, cfg.Env.Cron}
 	want := []any{9, true, 5, 100, 0, true, 1024, "off", true, "debug", 3, "stream-json",
-		config.ProxySettings{HTTPSProxy: "http://proxy:3128", NoProxy: "internal"}}
+		config.ProxySettings{HTTPSProxy: "http://proxy:3128", NoProxy: "internal"},
+		config.CronSettings{ManualTick: true, NoJitter: true, ClockFile: "/tmp/clock"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("overrides (-want +got):\n%s", d)
 	}

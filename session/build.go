@@ -149,6 +149,8 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		questions = requestQuestioner{s.broker, MainAgentID}
 	}
 	logger := s.logger
+	rt := newRuntime(o.Config, s.store.fs, o.Env, home, s)
+	s.rt = rt
 	return agent.Options{
 		ID:     MainAgentID,
 		Model:  model,
@@ -161,6 +163,8 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Committer:  c,
 				BashLogDir: filepath.Join(home, "tool-results"),
 				Questions:  questions,
+				Background: rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
+				Cron: rt.cron,
 			})
 			m.SetActiveTools(p.active)
 			return m
@@ -175,6 +179,9 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			RuleWriter: &config.UserRuleWriter{Home: o.Home},
 		},
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
+		Injection:  rt.injection,
+		Background: rt.background,
+		Cron:       rt.cron,
 		Events:     s.bus,
 		Logger:     logger,
 	}, nil

@@ -29,6 +29,14 @@
 //     completion budget, loop control and compaction strategy of one
 //     configured alias at a time; a saved alias that is no longer
 //     configured falls back to default_model with a notice.
+//   - the main agent's runtime (runtime.go): the reminders
+//     (agent/injection), the background task manager over the agent's
+//     home with [background]'s cap, grace and Bash timeouts (a foreground
+//     Bash past its timeout moves to the background unless
+//     bash_auto_background_on_timeout is false), and cron with the
+//     KIMI_CRON_* switches; and Settle (settle.go), what a headless run
+//     does after a completed turn (spec 06 §1.6.5: exit, drain, steer,
+//     cron fires ahead);
 //   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
 //     Close; the request broker (requests.go) turns the permission chain's
@@ -120,6 +128,11 @@
 //   - Corrupt index lines cost only themselves and are kept in the side
 //     file once; RepairIndex takes them out and rebuilds lost entries,
 //     also from the records when state.json is gone (TestRepairIndex).
+//   - A background task that ends after a print turn steers a turn the
+//     run renders (steer), is waited for unheard (drain), or is stopped
+//     with the session (exit) (runtime_test.go TestPrintSettle*; through
+//     the binary cmd/kimigo runtime_test.go, with the foreground timeout
+//     and kill -9 then -c).
 //   - Titles and lastPrompt carry no secrets (title_test.go, session_test.go
 //     S34); the export holds the manifest, the session's files and the
 //     global log in spec order and changes nothing (export_test.go S35).

@@ -30,6 +30,7 @@ type rig struct {
 	store   *session.Store
 	srv     *llmtest.Server
 	cfg     *config.Config
+	cfgText string // config.toml as last written
 	notices []session.Notice
 }
 
@@ -67,6 +68,7 @@ max_context_size = 100000
 // writeConfig replaces config.toml and loads it.
 func (r *rig) writeConfig(toml string) {
 	r.t.Helper()
+	r.cfgText = toml
 	if err := os.WriteFile(config.ConfigFile(r.cfgHome), []byte(toml), 0o600); err != nil {
 		r.t.Fatal(err)
 	}
@@ -76,6 +78,9 @@ func (r *rig) writeConfig(toml string) {
 	}
 	r.cfg = cfg
 }
+
+// configText is config.toml as last written.
+func (r *rig) configText() string { return r.cfgText }
 
 // opts are the options of a new session in work dir w ("" means the
 // rig's).

@@ -117,6 +117,9 @@ type Session struct {
 	models     *models
 	resumed    bool
 	replay     agent.ResumeResult // without its cards
+	rt         *agentRuntime      // the main agent's reminders, background tasks and cron
+	cfg        *config.Config
+	settle     settleState // Settle's count and deadline; one front end calls it
 	logger     *slog.Logger
 	// restoreMode is the mode Close restores (ModeForThisRun); "" none.
 	restoreMode permission.Mode
@@ -247,7 +250,7 @@ func open(ctx context.Context, o Options, sum Summary, resuming bool, p plan) (*
 		return nil, err
 	}
 	s := &Session{store: store, id: sum.ID, dir: sum.Dir, workDir: sum.WorkDir, resumed: resuming,
-		unlock: unlock, logger: o.Logger.With("session_id", sum.ID)}
+		unlock: unlock, logger: o.Logger.With("session_id", sum.ID), cfg: o.Config}
 	if o.LogTo != nil {
 		o.LogTo(s.LogPath())
 	}

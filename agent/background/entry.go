@@ -250,3 +250,14 @@ func (h *Handle) Detach() {
 
 // errTimedOut is the stop cause of a deadline.
 var errTimedOut = errors.New("timed out")
+
+// over reports whether the task's lifecycle ended: its status, record,
+// notification and events are all done.
+func (e *entry) over() bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}

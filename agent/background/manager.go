@@ -353,13 +353,16 @@ func (m *Manager) Wait(ctx context.Context, id string) (tools.TaskInfo, bool) {
 
 // WaitForActive waits until no active task matches keep (nil: every
 // task), looking again after each end so that tasks started meanwhile are
-// waited for too. It returns ctx's error when ctx ends first.
+// waited for too. A task counts as active until its lifecycle is over:
+// one whose status is already terminal but whose notification is still
+// being delivered is waited for, so that when WaitForActive returns, every
+// notification was steered. It returns ctx's error when ctx ends first.
 func (m *Manager) WaitForActive(ctx context.Context, keep func(tools.TaskInfo) bool) error {
 	for {
 		m.mu.Lock()
 		var waiting []*entry
 		for _, id := range m.order {
-			if e, ok := m.entries[id]; ok && !e.info.Status.Terminal() && (keep == nil || keep(e.infoLocked())) {
+			if e, ok := m.entries[id]; ok && !e.over() && (keep == nil || keep(e.infoLocked())) {
 				waiting = append(waiting, e)
 			}
 		}
