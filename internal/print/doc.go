@@ -8,8 +8,10 @@
 //     stream-json, one JSON object per stdout line (streamjson.go);
 //   - the filter that keeps only the main agent's current turn
 //     (filter.go);
-//   - the run itself (run.go): prompt, wait until the run settles, the
-//     resume hint, and the wording of a failed run.
+//   - the run itself (run.go): prompt, wait until the run settles (a
+//     Settler host decides whether background work starts another turn),
+//     the resume hint, and the wording of a failed run; the task and cron
+//     meta lines of stream-json (runtime.go).
 //
 // It does not own: choosing or opening the session, the permission mode
 // of the run (print runs in auto mode), signals, exit codes and the

@@ -40,6 +40,15 @@ type Host interface {
 	Cancel(ctx context.Context, cause error) error
 }
 
+// Settler is a host whose run may go on after its turn completed: a
+// background task's notification or a cron fire starts another main turn
+// (spec 06 §1.6.5); *session.Session is one. Settle returns true when
+// another main turn started, false when the run is over; waiting is told
+// what the run waits for.
+type Settler interface {
+	Settle(ctx context.Context, waiting func(msg string)) (bool, error)
+}
+
 // Options describe one print run.
 type Options struct {
 	Host   Host
@@ -84,6 +93,9 @@ type renderer interface {
 	// finish flushes what is buffered at the end of the run and returns
 	// the first error writing stdout.
 	finish() error
+	// renderRuntime shows a main-agent event outside any turn: a
+	// background task that started or ended, a cron fire.
+	renderRuntime(ev event.Event)
 	// resumeHint writes the resume hint of a successful run.
 	resumeHint(sessionID, command string)
 }
@@ -94,9 +106,9 @@ type renderer interface {
 // returns a *Failure; ctx ending first returns ErrInterrupted (the turn is
 // cancelled, the caller closes the session).
 //
-// The settle rules of goals, cron and background tasks do not apply yet:
-// none of them exists in a print session, so the run settles when its
-// turn ends.
+// A host that is a Settler decides after each completed turn whether the
+// run goes on (background tasks, cron); what it waits for goes to stderr
+// as one line each. Goals do not exist yet.
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
 	if log == nil {
@@ -128,14 +140,36 @@ func Run(ctx context.Context, o Options) error {
 			}
 			return fmt.Errorf("read the session's events: %w", err)
 		}
+		if h := ev.EventHeader(); h.AgentID == mainAgent && h.TurnID == event.NoTurn {
+			r.renderRuntime(ev)
+		}
 		if !turns.admit(ev) {
 			continue
 		}
 		r.render(ev)
 		if ended, ok := ev.(event.TurnEnded); ok {
+			if more, err := goesOn(ctx, o, ended); err != nil {
+				if ctx.Err() != nil {
+					log.Info("print run interrupted while settling", "cause", context.Cause(ctx))
+					return ErrInterrupted
+				}
+				return fmt.Errorf("wait for background work: %w", err)
+			} else if more {
+				continue
+			}
 			return settle(r, ended, o, log)
 		}
 	}
+}
+
+// goesOn asks a Settler host, after a completed turn, whether another
+// main turn follows.
+func goesOn(ctx context.Context, o Options, ev event.TurnEnded) (bool, error) {
+	st, ok := o.Host.(Settler)
+	if !ok || ev.Error != nil || ev.Reason != event.EndCompleted || ev.RepeatStop != nil {
+		return false, nil
+	}
+	return st.Settle(ctx, func(msg string) { fmt.Fprintln(o.Stderr, msg) })
 }
 
 // settle ends a run whose turn ended: the buffered output, the outcome
