@@ -201,3 +201,60 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// Issue 18 acceptance: a cron job created in one step fires on the next
+// idle tick, and the print run renders the turn it starts (spec 06
+// §1.6.5 step 2). The wall clock is KIMI_CRON_CLOCK's file, moved past
+// the fire time once the run waits for it.
+func TestE2ECronJobFiresOnTheNextIdleTick(t *testing.T) {
+	c := newCLI(t)
+	clock := filepath.Join(c.root, "clock")
+	if err := os.WriteFile(clock, []byte("2026-01-05T10:00:30Z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.env["TZ"] = "UTC"
+	c.env["KIMI_CRON_CLOCK"] = "file:" + clock
+	c.env["KIMI_CRON_NO_JITTER"] = "1"
+	srv := c.fake("openai", llmtest.ToolCall("call_1", "CronCreate", `{"cron":"* * * * *","prompt":"check the build","recurring":false}`),
+		llmtest.Text("Scheduled."), llmtest.Text("The build is fine."))
+	cmd := c.command(c.dir, "-p", "check the build in a minute", "--output-format", "stream-json")
+	var out, errw lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errw.String(), "Waiting for the scheduled prompt due at 2026-01-05T10:01:00Z.") {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("the run never waited for the job:\n%s%s", out.String(), errw.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := os.WriteFile(clock, []byte("2026-01-05T10:01:05Z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("kimigo: %v\n%s%s", err, out.String(), errw.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("the job never fired:\n%s%s", out.String(), errw.String())
+	}
+	got := strings.Join(lineTypes(jsonLines(t, out.String())), " ")
+	if want := "system.version assistant tool assistant cron.fired assistant session.resume_hint"; got != want {
+		t.Errorf("stdout lines\n got %s\nwant %s\n%s", got, want, out.String())
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d requests; want 3", n)
+	}
+	if msgs := string(body(t, srv.Request(2))["messages"]); !strings.Contains(msgs, "check the build") {
+		t.Errorf("the fired prompt is not in the third request:\n%s", msgs)
+	}
+}
