@@ -39,6 +39,7 @@ const (
 	TypeTaskStarted         Type = "background.task.started"
 	TypeTaskTerminated      Type = "background.task.terminated"
 	TypeCronFired           Type = "cron.fired"
+	TypeMCPServer           Type = "mcp.server.updated"
 )
 
 // NoTurn is the TurnID of an event that belongs to no turn: a status
@@ -454,6 +455,17 @@ type CronFired struct {
 	Prompt string `json:"prompt"`
 }
 
+// MCPServer reports an MCP server's status after it changed (spec 06
+// §7.3): connecting (pending), connected with its tool count, failed with
+// the reason and the stderr tail, or disabled.
+type MCPServer struct {
+	Header
+	Name      string `json:"name"`
+	Status    string `json:"status"`
+	ToolCount int    `json:"toolCount"`
+	Error     string `json:"error,omitempty"`
+}
+
 // EventType implementations.
 func (TurnStarted) EventType() Type         { return TypeTurnStarted }
 func (StepStarted) EventType() Type         { return TypeStepStarted }
@@ -481,6 +493,7 @@ func (Notice) EventType() Type              { return TypeNotice }
 func (TaskStarted) EventType() Type         { return TypeTaskStarted }
 func (TaskTerminated) EventType() Type      { return TypeTaskTerminated }
 func (CronFired) EventType() Type           { return TypeCronFired }
+func (MCPServer) EventType() Type           { return TypeMCPServer }
 
 // withHeader implementations.
 func (e TurnStarted) withHeader(h Header) Event         { e.Header = h; return e }
@@ -509,6 +522,7 @@ func (e Notice) withHeader(h Header) Event              { e.Header = h; return e
 func (e TaskStarted) withHeader(h Header) Event         { e.Header = h; return e }
 func (e TaskTerminated) withHeader(h Header) Event      { e.Header = h; return e }
 func (e CronFired) withHeader(h Header) Event           { e.Header = h; return e }
+func (e MCPServer) withHeader(h Header) Event           { e.Header = h; return e }
 
 // Marshal encodes ev as one JSON object whose first key is "type",
 // followed by the header's fields and the event's own, without HTML

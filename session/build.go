@@ -10,6 +10,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/tools"
 	"github.com/kimigo/kimigo/workspace"
@@ -36,6 +37,8 @@ type plan struct {
 	// refreshPrompt re-renders a new session's system prompt after a
 	// compaction; nil keeps the prompt.
 	refreshPrompt func(ctx context.Context) (string, error)
+	// mcpServers are the configured MCP servers (spec 06 §7.1).
+	mcpServers []mcp.Server
 }
 
 // prepare resolves, before the session opens, everything its main agent
@@ -65,6 +68,7 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		}
 		p.addDirs = append(p.addDirs, abs)
 	}
+	p.mcpServers = loadMCP(o, warn)
 	p.rules = permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)
 	if err := p.selectModel(o, resuming); err != nil {
 		return plan{}, err
@@ -167,6 +171,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Cron: rt.cron,
 			})
 			m.SetActiveTools(p.active)
+			s.mcpFollow = m.FollowMCP(s.mcp, func(err error) { logger.Warn("MCP tool dropped", "err", err) })
 			return m
 		},
 		Env:         o.Env,

@@ -37,6 +37,14 @@
 //     KIMI_CRON_* switches; and Settle (settle.go), what a headless run
 //     does after a completed turn (spec 06 §1.6.5: exit, drain, steer,
 //     cron fires ahead);
+//   - the session's MCP connections (mcp.go): the four layers of spec 06
+//     §7.1 loaded before anything is written (a broken file is a warning
+//     naming it), workspace servers only in a trusted workspace
+//     (trust.go's trusted, which no workspace passes until the trust
+//     store exists), servers started in parallel when the session opens,
+//     the main agent's tools following them, an mcp.server.updated event
+//     for each status change, the first prompt waiting for them (each
+//     bounded by its startup timeout), and shutdown at Close;
 //   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
 //     Close; the request broker (requests.go) turns the permission chain's
@@ -133,6 +141,10 @@
 //     with the session (exit) (runtime_test.go TestPrintSettle*; through
 //     the binary cmd/kimigo runtime_test.go, with the foreground timeout
 //     and kill -9 then -c).
+//   - MCP servers of an untrusted workspace never start; a server that
+//     fails is a status, never a failed open (mcp_test.go
+//     TestSessionLoadsMCPLayers; through the binary against the npm
+//     servers, cmd/kimigo mcp_e2e_test.go).
 //   - Titles and lastPrompt carry no secrets (title_test.go, session_test.go
 //     S34); the export holds the manifest, the session's files and the
 //     global log in spec order and changes nothing (export_test.go S35).

@@ -18,6 +18,7 @@ import (
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
 )
 
@@ -82,6 +83,10 @@ type Options struct {
 	Cards     bool
 	CardTurns *int
 
+	// MCPServers are servers the caller hands over (an ACP client's); they
+	// shadow the configured ones of the same name (spec 06 §7.1).
+	MCPServers []mcp.Server
+
 	// Logger receives the session's logs; nil discards.
 	Logger *slog.Logger
 	// LogTo, when set, is called with the session's log file
@@ -120,7 +125,13 @@ type Session struct {
 	rt         *agentRuntime      // the main agent's reminders, background tasks and cron
 	cfg        *config.Config
 	settle     settleState // Settle's count and deadline; one front end calls it
-	logger     *slog.Logger
+	// mcp is the session's MCP connections; the main agent's tool manager
+	// follows them (mcpFollow stops it) and mcpUnsub stops their events.
+	mcp       *mcp.Manager
+	mcpFollow func()
+	mcpUnsub  func()
+	mcpWait   sync.Once
+	logger    *slog.Logger
 	// restoreMode is the mode Close restores (ModeForThisRun); "" none.
 	restoreMode permission.Mode
 
@@ -260,6 +271,11 @@ func open(ctx context.Context, o Options, sum Summary, resuming bool, p plan) (*
 				err = errors.Join(err, cerr)
 			}
 		}
+		if s.mcp != nil {
+			if cerr := s.closeMCP(context.WithoutCancel(ctx)); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}
 		if uerr := unlock(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock session %s: %w", sum.ID, uerr))
 		}
@@ -305,6 +321,8 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	s.bus = event.NewBus(event.BusOptions{})
 	s.broker = newBroker(s.bus)
 	s.models = newModels(o.Config, o.Version, s.id, s.logger)
+	s.mcp = newMCP(o.Config, o.Env, o.Version, s)
+	s.startMCP(p.mcpServers)
 	ao, err := s.agentOptions(o, p, persistence)
 	if err != nil {
 		_ = persistence.Close(ctx) // nothing was written through it
@@ -424,6 +442,9 @@ func (s *Session) State() (State, error) { return readState(s.store.fs, s.dir) }
 // updated from it; a failure to write them is logged, not returned: the
 // prompt already runs. What the turn does arrives as events.
 func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) error {
+	if err := s.waitMCP(ctx); err != nil {
+		return err
+	}
 	l, err := s.agent.Prompt(ctx, input, nil)
 	if err != nil {
 		return err
@@ -440,6 +461,9 @@ func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) error {
 // Steer gives the user's input to the running turn at its next step
 // boundary, or starts a turn with it when the main agent is idle.
 func (s *Session) Steer(ctx context.Context, input []llm.ContentPart) error {
+	if err := s.waitMCP(ctx); err != nil {
+		return err
+	}
 	_, err := s.agent.Steer(ctx, input, nil)
 	return err
 }
@@ -540,6 +564,7 @@ func (s *Session) Close(ctx context.Context) error {
 			}
 		}
 		err = errors.Join(err, s.agent.Close(ctx))
+		err = errors.Join(err, s.closeMCP(ctx))
 		s.bus.Close()
 		if uerr := s.unlock(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock session %s: %w", s.id, uerr))

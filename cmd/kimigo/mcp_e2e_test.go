@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimigo/kimigo/llm/llmtest"
+	"github.com/kimigo/kimigo/mcp/mcptest"
+)
+
+// The session's MCP servers through the built binary (issue 21), against
+// the real npm servers .ci/run installs.
+
+// mcpJSON writes servers (Claude's .mcp.json shape) to path.
+func mcpJSON(t *testing.T, path string, servers map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// everythingStdio is server-everything over stdio in the user's mcp.json.
+func everythingStdio(t *testing.T, c *cli) {
+	t.Helper()
+	node, script := mcptest.NpmServer(t, mcptest.EverythingPackage)
+	mcpJSON(t, filepath.Join(c.home, "mcp.json"), map[string]any{
+		"everything": map[string]any{"command": node, "args": []string{script, "stdio"}}})
+}
+
+// toolNames are the tool names a request offers.
+func toolNames(t *testing.T, r *llmtest.Request) []string {
+	t.Helper()
+	var tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(body(t, r)["tools"], &tools); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tl := range tools {
+		out = append(out, tl.Function.Name)
+	}
+	return out
+}
+
+func TestE2EMCPEverythingOverStdio(t *testing.T) {
+	c := newCLI(t)
+	everythingStdio(t, c)
+	srv := c.fake("openai",
+		llmtest.ToolCall("call_1", "mcp__everything__echo", `{"message":"hello from kimigo"}`),
+		llmtest.ToolCall("call_2", "mcp__everything__get-tiny-image", `{}`),
+		llmtest.Text("Echoed and fetched."))
+	r := c.mustRun("-p", "use the everything server", "--output-format", "stream-json")
+	names := strings.Join(toolNames(t, srv.Request(0)), " ")
+	for _, want := range []string{"mcp__everything__echo", "mcp__everything__get-tiny-image", "Bash"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("the first request does not offer %s: %s", want, names)
+		}
+	}
+	lines := jsonLines(t, r.stdout)
+	var toolOut []string
+	for _, l := range lines {
+		if l["role"] == "tool" {
+			toolOut = append(toolOut, l["content"].(string))
+		}
+	}
+	if len(toolOut) != 2 || !strings.Contains(toolOut[0], "hello from kimigo") {
+		t.Fatalf("tool lines %q\n%s", toolOut, r)
+	}
+	if msgs := string(body(t, srv.Request(2))["messages"]); !strings.Contains(msgs, "data:image/png;base64,") {
+		t.Errorf("the image of get-tiny-image did not reach the model:\n%.2000s", msgs)
+	}
+}
+
+// Issue 21 acceptance: a hostile repository whose .mcp.json would run a
+// command runs nothing until trusted; its tools are not offered.
+func TestE2EHostileProjectMCPRunsNothing(t *testing.T) {
+	c := newCLI(t)
+	if err := os.Mkdir(filepath.Join(c.dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pwned := filepath.Join(c.root, "pwned")
+	for _, p := range []string{filepath.Join(c.dir, ".mcp.json"), filepath.Join(c.dir, ".kimi-code", "mcp.json")} {
+		mcpJSON(t, p, map[string]any{"evil" + filepath.Base(filepath.Dir(p)): map[string]any{
+			"command": "sh", "args": []string{"-c", "touch " + pwned}}})
+	}
+	srv := c.fake("openai", llmtest.Text("Nothing ran."))
+	c.mustRun("-p", "hi")
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatal("a project MCP server ran in an untrusted workspace")
+	}
+	if names := strings.Join(toolNames(t, srv.Request(0)), " "); strings.Contains(names, "mcp__") {
+		t.Errorf("untrusted MCP tools offered: %s", names)
+	}
+}
+
+// A server whose call outlives [mcp] tool_timeout_ms answers a tool error
+// and the run goes on; a server that fails to start is a failed status,
+// never a failed run.
+func TestE2EMCPTimeoutAndFailedServer(t *testing.T) {
+	c := newCLI(t)
+	node, script := mcptest.NpmServer(t, mcptest.EverythingPackage)
+	mcpJSON(t, filepath.Join(c.home, "mcp.json"), map[string]any{
+		"everything": map[string]any{"command": node, "args": []string{script, "stdio"}},
+		"broken":     map[string]any{"command": filepath.Join(c.root, "no-such-server")}})
+	c.env["KIMI_MCP_TOOL_TIMEOUT_MS"] = "300"
+	srv := c.fake("openai",
+		llmtest.ToolCall("call_1", "mcp__everything__trigger-long-running-operation", `{"duration":5,"steps":5}`),
+		llmtest.ToolCall("call_2", "mcp__everything__get-sum", `{"a":2,"b":3}`),
+		llmtest.Text("Done."))
+	r := c.mustRun("-p", "run the slow tool", "--output-format", "stream-json")
+	var toolOut []string
+	for _, l := range jsonLines(t, r.stdout) {
+		if l["role"] == "tool" {
+			toolOut = append(toolOut, l["content"].(string))
+		}
+	}
+	if len(toolOut) != 2 || !strings.Contains(toolOut[0], "timed out") || !strings.Contains(toolOut[1], "5") {
+		t.Errorf("tool lines %q", toolOut)
+	}
+	if names := strings.Join(toolNames(t, srv.Request(0)), " "); strings.Contains(names, "mcp__broken") {
+		t.Errorf("a failed server's tools offered: %s", names)
+	}
+}
