@@ -184,6 +184,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			RuleWriter: &config.UserRuleWriter{Home: o.Home},
 		},
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
+		Hooks:      agent.HookRunner(s.hooks),
 		Injection:  rt.injection,
 		Background: rt.background,
 		Cron:       rt.cron,

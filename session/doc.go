@@ -45,6 +45,10 @@
 //     the main agent's tools following them, an mcp.server.updated event
 //     for each status change, the first prompt waiting for them (each
 //     bounded by its startup timeout), and shutdown at Close;
+//   - the user's lifecycle hooks (hooks.go): an engine from [[hooks]]
+//     handed to the main agent (agent.HookRunner), SessionStart after the
+//     agent is built or restored, SessionEnd at Close after the agent
+//     closed and before MCP shuts down;
 //   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
 //     Close; the request broker (requests.go) turns the permission chain's
@@ -144,7 +148,7 @@
 //   - MCP servers of an untrusted workspace never start; a server that
 //     fails is a status, never a failed open (mcp_test.go
 //     TestSessionLoadsMCPLayers; through the binary against the npm
-//     servers, cmd/kimigo mcp_e2e_test.go).
+//     servers, cmd/kimigo extensions_test.go).
 //   - Titles and lastPrompt carry no secrets (title_test.go, session_test.go
 //     S34); the export holds the manifest, the session's files and the
 //     global log in spec order and changes nothing (export_test.go S35).

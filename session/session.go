@@ -17,6 +17,7 @@ import (
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/hooks"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
@@ -131,7 +132,9 @@ type Session struct {
 	mcpFollow func()
 	mcpUnsub  func()
 	mcpWait   sync.Once
-	logger    *slog.Logger
+	// hooks runs the user's lifecycle hooks; nil when none is configured.
+	hooks  *hooks.Engine
+	logger *slog.Logger
 	// restoreMode is the mode Close restores (ModeForThisRun); "" none.
 	restoreMode permission.Mode
 
@@ -322,6 +325,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	s.broker = newBroker(s.bus)
 	s.models = newModels(o.Config, o.Version, s.id, s.logger)
 	s.mcp = newMCP(o.Config, o.Env, o.Version, s)
+	s.hooks = newHooks(o.Config, o.Env, s)
 	s.startMCP(p.mcpServers)
 	ao, err := s.agentOptions(o, p, persistence)
 	if err != nil {
@@ -342,7 +346,11 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	} else if err := s.agent.SetActiveTools(ctx, p.active); err != nil {
 		return err
 	}
-	return s.runMode(ctx, o)
+	if err := s.runMode(ctx, o); err != nil {
+		return err
+	}
+	s.sessionStart(ctx)
+	return nil
 }
 
 // runMode switches to the run's permission mode (spec 06 §1.4 rules 4–5).
@@ -564,6 +572,7 @@ func (s *Session) Close(ctx context.Context) error {
 			}
 		}
 		err = errors.Join(err, s.agent.Close(ctx))
+		err = errors.Join(err, s.sessionEnd(ctx))
 		err = errors.Join(err, s.closeMCP(ctx))
 		s.bus.Close()
 		if uerr := s.unlock(); uerr != nil {

@@ -134,3 +134,66 @@ func TestE2EMCPTimeoutAndFailedServer(t *testing.T) {
 		t.Errorf("a failed server's tools offered: %s", names)
 	}
 }
+
+// hookLog reads the JSON lines the test hooks appended.
+func hookLog(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return jsonLines(t, string(b))
+}
+
+// Spec 06 §10 scenario 51: a SessionStart hook matching ^resume$ fires
+// only on -c runs, with source "resume"; SessionEnd fires with reason
+// "exit" at the end of a print run; a failing SessionStart command does
+// not prevent start-up.
+func TestScenario51SessionStartAndEnd(t *testing.T) {
+	c := newCLI(t)
+	log := filepath.Join(c.root, "hooks.jsonl")
+	c.write("../kimigo/config.toml", `[[hooks]]
+event = "SessionStart"
+matcher = "^resume$"
+command = "cat >> `+log+`; echo >> `+log+`"
+
+[[hooks]]
+event = "SessionStart"
+command = "exit 1"
+
+[[hooks]]
+event = "SessionEnd"
+command = "cat >> `+log+`; echo >> `+log+`"
+`)
+	c.fake("openai", llmtest.Text("first"), llmtest.Text("second"))
+	c.mustRun("-p", "hi")
+	got := hookLog(t, log)
+	if len(got) != 1 || got[0]["hook_event_name"] != "SessionEnd" || got[0]["reason"] != "exit" {
+		t.Fatalf("hooks of a new session: %v", got)
+	}
+	c.mustRun("-c", "-p", "again")
+	got = hookLog(t, log)
+	if len(got) != 3 || got[1]["hook_event_name"] != "SessionStart" || got[1]["source"] != "resume" ||
+		got[1]["session_id"] != got[0]["session_id"] || got[2]["hook_event_name"] != "SessionEnd" {
+		t.Errorf("hooks of a continued session: %v", got)
+	}
+}
+
+// The session hands its hook engine to the agent: a PreToolUse hook that
+// exits 2 blocks the Bash call, and the model hears the hook's reason.
+func TestE2EPreToolUseHookBlocks(t *testing.T) {
+	c := newCLI(t)
+	c.write("../kimigo/config.toml", `[[hooks]]
+event = "PreToolUse"
+matcher = "^Bash$"
+command = "echo 'no shell today' >&2; exit 2"
+`)
+	srv := c.fake("openai", llmtest.ToolCall("call_1", "Bash", `{"command":"echo made > made.txt"}`), llmtest.Text("Blocked."))
+	c.mustRun("-p", "make a file")
+	if _, err := os.Stat(filepath.Join(c.dir, "made.txt")); err == nil {
+		t.Error("the blocked command ran")
+	}
+	if msgs := string(body(t, srv.Request(1))["messages"]); !strings.Contains(msgs, "no shell today") {
+		t.Errorf("the tool result lacks the hook's reason:\n%s", msgs)
+	}
+}
