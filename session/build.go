@@ -12,6 +12,7 @@ import (
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/profile"
+	"github.com/kimigo/kimigo/profile/skill"
 	"github.com/kimigo/kimigo/tools"
 	"github.com/kimigo/kimigo/workspace"
 )
@@ -37,6 +38,9 @@ type plan struct {
 	// refreshPrompt re-renders a new session's system prompt after a
 	// compaction; nil keeps the prompt.
 	refreshPrompt func(ctx context.Context) (string, error)
+	// skills are the session's skills; their listing goes into a new
+	// session's system prompt.
+	skills *skill.Registry
 	// mcpServers are the configured MCP servers (spec 06 §7.1).
 	mcpServers []mcp.Server
 }
@@ -69,6 +73,7 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		p.addDirs = append(p.addDirs, abs)
 	}
 	p.mcpServers = loadMCP(o, warn)
+	p.skills = loadSkills(o, warn)
 	p.rules = permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)
 	if err := p.selectModel(o, resuming); err != nil {
 		return plan{}, err
@@ -87,7 +92,7 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 	}
 	dirs := union(p.localDirs, p.addDirs)
 	in := profileInput{env: o.Env, cfg: o.Config, home: o.Home, workDir: o.WorkDir, addDirs: dirs,
-		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn}
+		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn, skills: p.skills.Listing()}
 	ps, err := resolveProfile(ctx, in)
 	if err != nil {
 		return plan{}, err
@@ -98,6 +103,7 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		if err != nil {
 			return "", err
 		}
+		pc.Skills = in.skills
 		return ps.profile.SystemPrompt(pc)
 	}
 	p.config = agent.Config{Cwd: o.WorkDir, ProfileName: ps.profile.Name, SubagentNames: ps.subagents,
@@ -168,7 +174,8 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				BashLogDir: filepath.Join(home, "tool-results"),
 				Questions:  questions,
 				Background: rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
-				Cron: rt.cron,
+				Cron:   rt.cron,
+				Skills: p.skills, SessionID: s.id,
 			})
 			m.SetActiveTools(p.active)
 			s.mcpFollow = m.FollowMCP(s.mcp, func(err error) { logger.Warn("MCP tool dropped", "err", err) })

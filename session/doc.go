@@ -49,6 +49,10 @@
 //     handed to the main agent (agent.HookRunner), SessionStart after the
 //     agent is built or restored, SessionEnd at Close after the agent
 //     closed and before MCP shuts down;
+//   - skills (skills.go): the registry from the skill roots (or
+//     --skills-dir) and extra_skill_dirs behind the built-in skills, its
+//     listing in a new session's system prompt, the Skill tool, and a
+//     prompt /skill:<name> [args] sent as that skill's activation;
 //   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
 //     Close; the request broker (requests.go) turns the permission chain's

@@ -29,6 +29,7 @@ type profileInput struct {
 	agentFiles []string // --agent-file
 	builtin    func() (*profile.Catalog, error)
 	warn       func(string)
+	skills     string // the model's skill listing (spec 05 §9.4)
 }
 
 // resolveProfile loads the agent files, picks the main agent's profile
@@ -59,6 +60,7 @@ func resolveProfile(ctx context.Context, in profileInput) (profileSetup, error) 
 	for _, w := range g.warnings {
 		in.warn(w.Message)
 	}
+	g.pc.Skills = in.skills
 	prompt, err := prof.SystemPrompt(g.pc)
 	if err != nil {
 		return profileSetup{}, fmt.Errorf("render the system prompt of %s: %w", prof.Name, err)

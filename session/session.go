@@ -21,6 +21,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/profile/skill"
 )
 
 // Options open a Session: everything a front end knows when it starts.
@@ -84,6 +85,9 @@ type Options struct {
 	Cards     bool
 	CardTurns *int
 
+	// SkillsDirs are the --skills-dir directories: they replace the
+	// project and user skill roots (spec 05 §9.1).
+	SkillsDirs []string
 	// MCPServers are servers the caller hands over (an ACP client's); they
 	// shadow the configured ones of the same name (spec 06 §7.1).
 	MCPServers []mcp.Server
@@ -132,6 +136,9 @@ type Session struct {
 	mcpFollow func()
 	mcpUnsub  func()
 	mcpWait   sync.Once
+	// skills are the skills the user (/skill:<name>) and the Skill tool
+	// load.
+	skills *skill.Registry
 	// hooks runs the user's lifecycle hooks; nil when none is configured.
 	hooks  *hooks.Engine
 	logger *slog.Logger
@@ -326,6 +333,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	s.models = newModels(o.Config, o.Version, s.id, s.logger)
 	s.mcp = newMCP(o.Config, o.Env, o.Version, s)
 	s.hooks = newHooks(o.Config, o.Env, s)
+	s.skills = p.skills
 	s.startMCP(p.mcpServers)
 	ao, err := s.agentOptions(o, p, persistence)
 	if err != nil {
@@ -453,7 +461,11 @@ func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) error {
 	if err := s.waitMCP(ctx); err != nil {
 		return err
 	}
-	l, err := s.agent.Prompt(ctx, input, nil)
+	parts, origin, err := s.promptInput(ctx, input)
+	if err != nil {
+		return err
+	}
+	l, err := s.agent.Prompt(ctx, parts, origin)
 	if err != nil {
 		return err
 	}

@@ -197,3 +197,51 @@ command = "echo 'no shell today' >&2; exit 2"
 		t.Errorf("the tool result lacks the hook's reason:\n%s", msgs)
 	}
 }
+
+// systemText is the system message of an OpenAI-wire request.
+func systemText(t *testing.T, r *llmtest.Request) string {
+	t.Helper()
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(body(t, r)["messages"], &msgs); err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) == 0 || msgs[0].Role != "system" {
+		t.Fatalf("no system message first: %v", msgs)
+	}
+	return string(msgs[0].Content)
+}
+
+// Skills through the binary (spec 05 §9): a project skill is listed in
+// the system prompt, /skill:<name> in print mode sends its rendered
+// instructions, the Skill tool loads one for the model, and an unknown
+// skill fails the run naming it.
+func TestE2ESkills(t *testing.T) {
+	c := newCLI(t)
+	c.write(".kimi-code/skills/greet/SKILL.md", "---\nname: greet\ndescription: Greets someone warmly.\narguments: [who]\n---\nSay hello to $who with a smile.\n")
+	srv := c.fake("openai", llmtest.Text("Hello, Bob!"),
+		llmtest.ToolCall("call_1", "Skill", `{"skill":"greet","args":"Ann"}`), llmtest.Text("Hello, Ann!"))
+	r := c.mustRun("-p", "/skill:greet Bob")
+	if r.stdout != "• Hello, Bob!\n\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if sys := systemText(t, srv.Request(0)); !strings.Contains(sys, "greet") || !strings.Contains(sys, "Greets someone warmly.") {
+		t.Errorf("the system prompt does not list the skill:\n%.3000s", sys)
+	}
+	msgs := string(body(t, srv.Request(0))["messages"])
+	if !strings.Contains(msgs, "Say hello to Bob with a smile.") || !strings.Contains(msgs, `trigger=\"user-slash\"`) {
+		t.Errorf("the /skill: prompt did not send the rendered skill:\n%s", msgs)
+	}
+
+	c.mustRun("-c", "-p", "greet Ann with the skill")
+	if msgs := string(body(t, srv.Request(2))["messages"]); !strings.Contains(msgs, "Say hello to Ann with a smile.") {
+		t.Errorf("the Skill tool did not load the skill:\n%s", msgs)
+	}
+
+	r = c.run("-p", "/skill:nope")
+	if r.code != 1 || !strings.Contains(r.stderr, `unknown skill "nope"`) {
+		t.Errorf("an unknown skill: %v", r)
+	}
+}

@@ -72,7 +72,7 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	s, err := session.Open(ctx, session.Options{
 		Config: r.cfg, Home: r.home, WorkDir: r.workDir, UserHome: userHome,
 		Resume: id, Continue: r.o.cont && id == "", Model: r.o.model, Agent: r.o.agent, AgentFiles: r.o.agentFiles,
-		AddDirs: r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
+		AddDirs: r.o.addDirs, SkillsDirs: r.o.skillsDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
 		Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.warn(n.Text, n.Warning) },
 	})
