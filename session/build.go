@@ -170,6 +170,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			m := tools.New(tools.Options{
 				Base:       tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
 				Capability: model.Capability,
+				ToolSelect: o.Config.Experimental[toolSelectFlag],
 				Committer:  c,
 				BashLogDir: filepath.Join(home, "tool-results"),
 				Questions:  questions,
@@ -199,6 +200,11 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Logger:     logger,
 	}, nil
 }
+
+// toolSelectFlag is the [experimental] flag that, with a model that can
+// load tools during a turn, turns progressive disclosure on (spec 05
+// §2.5).
+const toolSelectFlag = "tool-select"
 
 // permissionRules validates the rules of config.toml and local.toml for
 // the permission chain; a malformed rule is dropped with a warning naming

@@ -245,3 +245,36 @@ func TestE2ESkills(t *testing.T) {
 		t.Errorf("an unknown skill: %v", r)
 	}
 }
+
+// Progressive disclosure (spec 05 §2.5–2.6, §4.17) through the binary:
+// with [experimental] tool-select and a model that loads tools, the first
+// request offers select_tools and announces the MCP tools without their
+// schemas; the model loads one and calls it.
+func TestE2ESelectToolsLoadsAnMCPTool(t *testing.T) {
+	c := newCLI(t)
+	everythingStdio(t, c)
+	c.write("../kimigo/config.toml", "[experimental]\ntool-select = true\n")
+	srv := c.fake("openai",
+		llmtest.ToolCall("call_1", "select_tools", `{"names":["mcp__everything__echo"]}`),
+		llmtest.ToolCall("call_2", "mcp__everything__echo", `{"message":"loaded late"}`),
+		llmtest.Text("Echoed."))
+	c.env["KIMI_MODEL_CAPABILITIES"] = "tool_use,dynamically_loaded_tools"
+	r := c.mustRun("-p", "echo something", "--output-format", "stream-json")
+	first := strings.Join(toolNames(t, srv.Request(0)), " ")
+	if !strings.Contains(first, "select_tools") || strings.Contains(first, "mcp__everything__") {
+		t.Errorf("first request tools: %s", first)
+	}
+	if msgs := string(body(t, srv.Request(0))["messages"]); !strings.Contains(msgs, "mcp__everything__echo") {
+		t.Errorf("the first request does not announce the loadable MCP tools:\n%.3000s", msgs)
+	}
+	var toolOut []string
+	for _, l := range jsonLines(t, r.stdout) {
+		if l["role"] == "tool" {
+			toolOut = append(toolOut, l["content"].(string))
+		}
+	}
+	if len(toolOut) != 2 || !strings.Contains(toolOut[1], "loaded late") {
+		t.Errorf("tool lines %q", toolOut)
+	}
+	t.Logf("first request with disclosure: %d bytes", len(srv.Request(0).Body))
+}
