@@ -40,7 +40,7 @@
 //   - the session's MCP connections (mcp.go): the four layers of spec 06
 //     §7.1 loaded before anything is written (a broken file is a warning
 //     naming it), workspace servers only in a trusted workspace
-//     (trust.go's trusted, which no workspace passes until the trust
+//     (trust.go's Trusted, which no workspace passes until the trust
 //     store exists), servers started in parallel when the session opens,
 //     the main agent's tools following them, an mcp.server.updated event
 //     for each status change, the first prompt waiting for them (each
