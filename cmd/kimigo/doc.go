@@ -6,7 +6,10 @@
 // (validate.go), the exit codes and the startup error format (errors.go),
 // signals (signals.go), the diagnostic log files (logging.go), and the
 // `doctor` (config files, plus the session index, which it repairs) and
-// `export` subcommands (doctor.go, export.go). A print run (printmode.go,
+// `export` subcommands (doctor.go, export.go), and those of the
+// extensions (extensions.go): `mcp list|get|add|remove` (mcpcmd.go),
+// `hooks list|test` (hookscmd.go), `login` and `logout` (login.go,
+// spec 06 §3.5 on a plain terminal). A print run (printmode.go,
 // setup.go) is: read the environment once into config.Env, load the
 // configuration, turn the flags into session.Options, session.Open (which
 // resolves the model, the profile, the rules and the tools and builds

@@ -10,6 +10,10 @@ func runExtension(command string, args []string, env config.Env, p proc) int {
 		return runMCP(args, env, p)
 	case "hooks":
 		return runHooks(args, env, p)
+	case "login":
+		return runLogin(args, env, p)
+	case "logout":
+		return runLogout(args, env, p)
 	}
-	return printUsageError(p.stderr, usagef("'kimigo %s' is not available yet", command))
+	return printUsageError(p.stderr, usagef("'kimigo %s' is not available", command))
 }

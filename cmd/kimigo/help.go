@@ -26,6 +26,9 @@ Usage:
                                    repair the session index
   kimigo export [session-id] [-o path] [-y] [--no-include-global-log]
                                    write a session to a ZIP for a bug report
+  kimigo mcp list|get|add|remove   manage the MCP servers
+  kimigo hooks [list|test <event>] show the hooks, or try one event's hooks
+  kimigo login | logout            set up or remove a Kimi Platform API key
 
 Options:
   -p, --prompt <prompt>        print mode: run one prompt headless, then exit
