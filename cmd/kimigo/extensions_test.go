@@ -2,10 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/mcp/mcptest"
@@ -277,4 +283,120 @@ func TestE2ESelectToolsLoadsAnMCPTool(t *testing.T) {
 		t.Errorf("tool lines %q", toolOut)
 	}
 	t.Logf("first request with disclosure: %d bytes", len(srv.Request(0).Body))
+}
+
+// pidsWithArg finds the processes whose command line holds arg.
+func pidsWithArg(arg string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), arg) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Issue 21 acceptance: the server dies while kimigo waits for its call;
+// the call ends as a tool error, the run goes on to the model's answer.
+func TestE2EMCPServerKilledMidCall(t *testing.T) {
+	c := newCLI(t)
+	node, script := mcptest.NpmServer(t, mcptest.EverythingPackage)
+	marker := fmt.Sprintf("--kimigo-e2e=%d", time.Now().UnixNano())
+	mcpJSON(t, filepath.Join(c.home, "mcp.json"), map[string]any{
+		"everything": map[string]any{"command": node, "args": []string{script, "stdio", marker}}})
+	srv := c.fake("openai",
+		llmtest.ToolCall("call_1", "mcp__everything__trigger-long-running-operation", `{"duration":30,"steps":30}`),
+		llmtest.Text("The server died."))
+	cmd := c.command(c.dir, "-p", "run the long operation", "--output-format", "stream-json")
+	var out, errw lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(srv.Requests()) < 1 || len(pidsWithArg(marker)) == 0 {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("the call never started:\n%s%s", out.String(), errw.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // let the call reach the server: a kill before it fails the call the same way
+	for _, pid := range pidsWithArg(marker) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("kimigo: %v\n%s%s", err, out.String(), errw.String())
+		}
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("the run did not end after its server died:\n%s%s", out.String(), errw.String())
+	}
+	lines := jsonLines(t, out.String())
+	var toolOut []string
+	for _, l := range lines {
+		if l["role"] == "tool" {
+			toolOut = append(toolOut, l["content"].(string))
+		}
+	}
+	if len(toolOut) != 1 || !strings.Contains(toolOut[0], `MCP server "everything" closed the connection`) {
+		t.Errorf("tool lines %q", toolOut)
+	}
+	if last := lines[len(lines)-2]; last["content"] != "The server died." {
+		t.Errorf("the answer after the failed call: %v", last)
+	}
+}
+
+// server-everything over streamable HTTP, configured in mcp.json.
+func TestE2EMCPEverythingOverStreamableHTTP(t *testing.T) {
+	c := newCLI(t)
+	node, script := mcptest.NpmServer(t, mcptest.EverythingPackage)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	server := exec.Command(node, script, "streamableHttp")
+	server.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	server.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-server.Process.Pid, syscall.SIGKILL); _ = server.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err == nil {
+			conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything never listened on %s", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mcpJSON(t, filepath.Join(c.home, "mcp.json"), map[string]any{
+		"web": map[string]any{"type": "http", "url": "http://" + addr + "/mcp"}})
+	srv := c.fake("openai", llmtest.ToolCall("call_1", "mcp__web__echo", `{"message":"over the wire"}`), llmtest.Text("Echoed."))
+	r := c.mustRun("-p", "echo over http", "--output-format", "stream-json")
+	if !strings.Contains(r.stdout, "over the wire") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if names := strings.Join(toolNames(t, srv.Request(0)), " "); !strings.Contains(names, "mcp__web__echo") {
+		t.Errorf("tools: %s", names)
+	}
 }
