@@ -11,6 +11,9 @@
 //     released. The subsystems reach the commit path only through the
 //     small interfaces they declare (turn.Committer, compaction.Committer,
 //     permission.Recorder, tools.StoreCommitter); it is not exported.
+//   - user shell commands (shell.go): RunShellCommand runs a !cmd
+//     through the agent's Bash between turns and records its bash-input
+//     and bash-output messages (spec 05 §2.7; session shell_test.go);
 //   - the table of record owners (owners.go): every record type of spec
 //     02 §6.3 has exactly one owner that applies it (history, the tool
 //     store and manager, usage, configuration, the turn counter, the

@@ -40,6 +40,8 @@ const (
 	TypeTaskTerminated      Type = "background.task.terminated"
 	TypeCronFired           Type = "cron.fired"
 	TypeMCPServer           Type = "mcp.server.updated"
+	TypeShellStarted        Type = "shell.started"
+	TypeShellOutput         Type = "shell.output"
 )
 
 // NoTurn is the TurnID of an event that belongs to no turn: a status
@@ -466,6 +468,21 @@ type MCPServer struct {
 	Error     string `json:"error,omitempty"`
 }
 
+// ShellStarted reports that a user shell command (!cmd, spec 05 §2.7)
+// registered its foreground task.
+type ShellStarted struct {
+	Header
+	CommandID string `json:"commandId"`
+	TaskID    string `json:"taskId"`
+}
+
+// ShellOutput is a chunk of a user shell command's output.
+type ShellOutput struct {
+	Header
+	CommandID string `json:"commandId"`
+	Text      string `json:"text"`
+}
+
 // EventType implementations.
 func (TurnStarted) EventType() Type         { return TypeTurnStarted }
 func (StepStarted) EventType() Type         { return TypeStepStarted }
@@ -494,6 +511,8 @@ func (TaskStarted) EventType() Type         { return TypeTaskStarted }
 func (TaskTerminated) EventType() Type      { return TypeTaskTerminated }
 func (CronFired) EventType() Type           { return TypeCronFired }
 func (MCPServer) EventType() Type           { return TypeMCPServer }
+func (ShellStarted) EventType() Type        { return TypeShellStarted }
+func (ShellOutput) EventType() Type         { return TypeShellOutput }
 
 // withHeader implementations.
 func (e TurnStarted) withHeader(h Header) Event         { e.Header = h; return e }
@@ -523,6 +542,8 @@ func (e TaskStarted) withHeader(h Header) Event         { e.Header = h; return e
 func (e TaskTerminated) withHeader(h Header) Event      { e.Header = h; return e }
 func (e CronFired) withHeader(h Header) Event           { e.Header = h; return e }
 func (e MCPServer) withHeader(h Header) Event           { e.Header = h; return e }
+func (e ShellStarted) withHeader(h Header) Event        { e.Header = h; return e }
+func (e ShellOutput) withHeader(h Header) Event         { e.Header = h; return e }
 
 // Marshal encodes ev as one JSON object whose first key is "type",
 // followed by the header's fields and the event's own, without HTML

@@ -13,6 +13,7 @@
 //	// approval.requested → s.AnswerApproval(id, event.ApprovalAnswer{Choice: event.ApproveOnce})
 //	// question.requested → s.AnswerQuestion(id, answers)
 //	// and at any time: s.Steer, s.Cancel, s.Compact, s.SetMode, s.SetModel, s.Status
+//	// between turns: s.RunShell (!cmd); after a headless turn: s.Settle
 //
 // There is one way to do each; the agents themselves are not handed out.
 //
