@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"strings"
 	"sync"
+
+	"github.com/kimigo/kimigo/llm"
 )
 
 // VariantPermissionMode is the variant of the permission-mode reminders.
@@ -29,12 +31,21 @@ type PermissionModeReminder struct {
 	mu       sync.Mutex
 	lastMode string // guarded by mu; "" before the first step
 	refresh  bool   // guarded by mu; a compaction dropped the reminder
+	primed   bool   // guarded by mu; lastMode was read from history
 }
 
 // Inject implements Injector.
 func (r *PermissionModeReminder) Inject(ctx context.Context, h Host) error {
 	mode := h.PermissionMode()
 	r.mu.Lock()
+	if !r.primed {
+		// A resumed conversation already says what it last said: start
+		// from its last reminder, so a resume does not repeat it.
+		r.primed = true
+		if r.lastMode == "" && lastSaidAuto(h) {
+			r.lastMode = modeAuto
+		}
+	}
 	prev := r.lastMode
 	if !r.refresh && mode == prev {
 		r.mu.Unlock()
@@ -58,4 +69,16 @@ func (r *PermissionModeReminder) OnCompacted() {
 	r.mu.Lock()
 	r.refresh = true
 	r.mu.Unlock()
+}
+
+// lastSaidAuto reports whether the last permission-mode reminder in
+// history announced auto mode.
+func lastSaidAuto(h Host) bool {
+	msgs := h.History()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if o := msgs[i].Origin; o != nil && o.Variant == VariantPermissionMode {
+			return strings.Contains(llm.ExtractText(msgs[i].Message, ""), strings.TrimSpace(autoEnterText))
+		}
+	}
+	return false
 }
