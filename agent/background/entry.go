@@ -3,6 +3,7 @@ package background
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"sync"
@@ -171,7 +172,7 @@ func (e *entry) startLogLocked() {
 }
 
 func (e *entry) openLog(dir, p string) (osenv.File, error) {
-	if err := e.m.fs.MkdirAll(dir, 0o700); err != nil {
+	if err := e.m.ensureDir(dir); err != nil {
 		return nil, err
 	}
 	return e.m.fs.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
@@ -260,4 +261,14 @@ func (e *entry) over() bool {
 	default:
 		return false
 	}
+}
+
+// ensureDir creates dir below the agent's home, never the home itself: a
+// home deleted while kimigo runs stays deleted (the records' writer
+// reports it) instead of coming back with only task files in it.
+func (m *Manager) ensureDir(dir string) error {
+	if _, err := m.fs.Stat(m.o.Dir); err != nil {
+		return fmt.Errorf("agent home %s: %w", m.o.Dir, err)
+	}
+	return m.fs.MkdirAll(dir, 0o700)
 }

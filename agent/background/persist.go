@@ -40,7 +40,7 @@ func (m *Manager) saveInfo(info tools.TaskInfo, durable bool) {
 	}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err == nil {
-		err = m.fs.MkdirAll(m.tasksDir(), 0o700)
+		err = m.ensureDir(m.tasksDir())
 	}
 	p := path.Join(m.tasksDir(), info.TaskID+".json")
 	if err == nil {

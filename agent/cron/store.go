@@ -77,6 +77,9 @@ func (s jobStore) write(j Job) error {
 	if err != nil {
 		return err
 	}
+	if _, err := s.fs.Stat(s.dir); err != nil { // a deleted agent home is not recreated
+		return fmt.Errorf("agent home %s: %w", s.dir, err)
+	}
 	if err := s.fs.MkdirAll(s.cronDir(), 0o700); err != nil {
 		return err
 	}
