@@ -155,7 +155,8 @@
 //     back paused, with one record, and never continues by itself; the
 //     goal driver, budgets and failure mapping follow spec 04 §6
 //     (modes_test.go, modes_goal_test.go: S60, S62, S66–S87, spec 03 S17,
-//     S18, spec 02 S51, S60).
+//     S18, spec 02 S51, S60; kill_test.go TestGoalSurvivesKill9 kills a
+//     real process mid-goal and resumes it with every charge kept).
 //   - A resume without cards reaches exactly the state of the full one:
 //     ExpectResumeMatches checks both against the live agent in every
 //     scenario, and resume_supersede_test.go checks them against each
