@@ -176,15 +176,20 @@ func (h goalHost) Commit(ctx context.Context, p goal.Payload) error {
 // event.
 func (h goalHost) Publish(ev goal.Event) { h.a.events.Publish(goalUpdated(ev)) }
 
+// EventGoal is g in the front ends' vocabulary; nil for nil.
+func EventGoal(g *goal.Snapshot) *event.Goal {
+	if g == nil {
+		return nil
+	}
+	return &event.Goal{GoalID: g.GoalID, Objective: g.Objective, CompletionCriterion: g.CompletionCriterion,
+		Status: string(g.Status), TurnsUsed: g.TurnsUsed, TokensUsed: g.TokensUsed, WallClockMs: g.WallClockMs,
+		TurnBudget: g.BudgetLimits.TurnBudget, TokenBudget: g.BudgetLimits.TokenBudget,
+		WallClockBudgetMs: g.BudgetLimits.WallClockBudgetMs, TerminalReason: g.TerminalReason}
+}
+
 // goalUpdated is ev in the front ends' vocabulary.
 func goalUpdated(ev goal.Event) event.GoalUpdated {
-	out := event.GoalUpdated{Header: event.InTurn(event.NoTurn)}
-	if g := ev.Snapshot; g != nil {
-		out.Goal = &event.Goal{GoalID: g.GoalID, Objective: g.Objective, CompletionCriterion: g.CompletionCriterion,
-			Status: string(g.Status), TurnsUsed: g.TurnsUsed, TokensUsed: g.TokensUsed, WallClockMs: g.WallClockMs,
-			TurnBudget: g.BudgetLimits.TurnBudget, TokenBudget: g.BudgetLimits.TokenBudget,
-			WallClockBudgetMs: g.BudgetLimits.WallClockBudgetMs, TerminalReason: g.TerminalReason}
-	}
+	out := event.GoalUpdated{Header: event.InTurn(event.NoTurn), Goal: EventGoal(ev.Snapshot)}
 	if c := ev.Change; c != nil {
 		out.Change = &event.GoalChange{Kind: string(c.Kind), Status: string(c.Status), Reason: c.Reason, Actor: string(c.Actor)}
 		if st := c.Stats; st != nil {
@@ -215,11 +220,14 @@ const resumeGoalPrompt = "Resume the active goal."
 
 // StartGoal starts a goal as the user and runs its objective as a prompt,
 // so the turn begins with the goal active and the goal driver carries it
-// on (spec 04 §6.11 "/goal <objective>"). Nothing is prompted when the
-// goal cannot be created.
+// on (spec 04 §6.11 "/goal <objective>"). It refuses while a turn runs,
+// and nothing is prompted when the goal cannot be created.
 func (a *Agent) StartGoal(ctx context.Context, in tools.GoalInput) (goal.Snapshot, turn.Launch, error) {
 	if a.o.Goals == nil {
 		return goal.Snapshot{}, turn.Launch{}, errNoGoals
+	}
+	if a.HasActiveTurn() {
+		return goal.Snapshot{}, turn.Launch{}, errors.New("start goal: wait until the running turn ends")
 	}
 	snap, err := a.o.Goals.Create(ctx, in, goal.ActorUser)
 	if err != nil {

@@ -650,3 +650,46 @@ func TestSpec03S18GoalPausedOnRateLimit(t *testing.T) {
 		t.Errorf("%d requests reached the server", n)
 	}
 }
+
+// The user's goal controls (spec 04 §6.11): /goal pause cancels the
+// running goal turn, /goal resume and /goal <objective> wait for an idle
+// agent, and resuming prompts the model to carry on.
+func TestGoalControls(t *testing.T) {
+	h := modesHarness(t)
+	a := agentOf(h)
+	ctx := t.Context()
+	hold := h.Held(scripted.Text("a long slice"), 1)
+	if _, l, err := a.StartGoal(ctx, tools.GoalInput{Objective: "work"}); err != nil || !l.Launched {
+		t.Fatal(l, err)
+	}
+	waitHeld(t, hold)
+	if _, _, err := a.StartGoal(ctx, tools.GoalInput{Objective: "another", Replace: true}); err == nil {
+		t.Error("StartGoal ran while a turn was running")
+	}
+	if _, err := a.ResumeGoal(ctx); err == nil {
+		t.Error("ResumeGoal ran while a turn was running")
+	}
+	if err := a.PauseGoal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.Wait(); res.Event.Reason != event.EndCancelled {
+		t.Errorf("the goal turn ended %+v; want cancelled by the pause", res.Event)
+	}
+	if g := a.Goals().Get(); g == nil || g.Status != tools.GoalPaused || g.TerminalReason != "" {
+		t.Errorf("goal %+v; want paused by the user, without the interruption's reason", g)
+	}
+	h.Model(call("u1", "UpdateGoal", `{"status":"complete"}`), scripted.Text("done"))
+	if _, err := a.ResumeGoal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.Wait()
+	if a.Goals().Get() != nil {
+		t.Errorf("goal %+v; want completed", a.Goals().Get())
+	}
+	reqs := h.Requests()
+	if !strings.Contains(requestText(reqs[len(reqs)-2]), "Resume the active goal.") {
+		t.Error("the resumed turn does not start with the resume prompt")
+	}
+	h.ExpectResumeMatches()
+}
+
