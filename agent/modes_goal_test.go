@@ -693,3 +693,17 @@ func TestGoalControls(t *testing.T) {
 	h.ExpectResumeMatches()
 }
 
+// A goal paused on a 429 says when the provider takes requests again, so
+// a headless run can wait for it and resume the goal.
+func TestGoalPausedOnRateLimitCarriesTheReset(t *testing.T) {
+	srv := llmtest.FakeChatCompletions(t, llmtest.ChatRateLimited(30))
+	p := openai.New(openai.Options{Flavour: openai.OpenAI, BaseURL: llmtest.ChatBaseURL(srv), APIKey: "test-key", Model: "fake-model"})
+	h := modesHarness(t, agenttest.Provider(p), agenttest.LoopControl(turn.LoopControl{MaxRetriesPerStep: 1}))
+	res := startGoal(t, h, "work")
+	if res.Event.Error == nil || res.Event.Error.Details["retryAfterMs"] != int64(30_000) {
+		t.Errorf("turn error %+v", res.Event.Error)
+	}
+	if g := agentOf(h).Goals().Get(); g.Status != tools.GoalPaused {
+		t.Errorf("goal %+v", g)
+	}
+}
