@@ -90,10 +90,10 @@ func ContextText(g Snapshot) string {
 	return strings.TrimSpace(b.String())
 }
 
-// escape makes user text safe inside the untrusted blocks.
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+// untrustedEscaper makes user text safe inside the untrusted blocks.
+var untrustedEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func escape(s string) string { return untrustedEscaper.Replace(s) }
 
 // budgetLine lists the set budgets: "turns 3/4 (remaining 1); …".
 func budgetLine(g Snapshot) string {
