@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
@@ -55,6 +56,13 @@ type Options struct {
 	// terminals.
 	Stdout, Stderr           io.Writer
 	StdoutWidth, StderrWidth int
+	// Goal, when set, runs a goal instead of the prompt (`-p "/goal …"`):
+	// Host must be a GoalHost.
+	Goal *Goal
+	// Sleep waits for a quota reset; nil means a timer. MaxQuotaWait
+	// bounds one such wait; 0 means a day.
+	Sleep        func(ctx context.Context, d time.Duration) error
+	MaxQuotaWait time.Duration
 	// Logger receives lifecycle lines; nil discards.
 	Logger *slog.Logger
 }
@@ -86,6 +94,8 @@ type renderer interface {
 	finish() error
 	// resumeHint writes the resume hint of a successful run.
 	resumeHint(sessionID, command string)
+	// goalSummary reports how a goal run left the goal (nil: none).
+	goalSummary(g *event.Goal)
 }
 
 // Run sends the prompt, renders the main agent's events until the run
@@ -94,9 +104,11 @@ type renderer interface {
 // returns a *Failure; ctx ending first returns ErrInterrupted (the turn is
 // cancelled, the caller closes the session).
 //
-// The settle rules of goals, cron and background tasks do not apply yet:
-// none of them exists in a print session, so the run settles when its
-// turn ends.
+// A run whose turn leaves a goal active (the model created or resumed
+// one) keeps waiting while the goal driver runs its turns, and settles on
+// the last one. With Options.Goal the run starts the goal instead and
+// settles when the goal is no longer active (goal.go). The settle rules of cron and
+// background tasks do not apply yet: neither exists in a print session.
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
 	if log == nil {
@@ -109,31 +121,51 @@ func Run(ctx context.Context, o Options) error {
 		r = newTextRenderer(o)
 	}
 	r.start(o.Version)
+	if o.Goal != nil {
+		return runGoal(ctx, o, r, log)
+	}
 	sub := o.Host.Subscribe()
 	defer sub.Close()
-
+	var (
+		turns turnFilter
+		// goal is the main agent's goal as of the last event read (the
+		// agent runs ahead of the events, so it is not read live).
+		goal *event.Goal
+		// waiting is the turn that ended while the goal was still active:
+		// the run settles on it once the goal driver is done (spec 06
+		// §1.6.5 step 1).
+		waiting *event.TurnEnded
+	)
+	if gh, ok := o.Host.(GoalHost); ok {
+		goal = gh.Goal() // before the prompt: later changes arrive as events
+	}
 	if err := o.Host.Prompt(ctx, []llm.ContentPart{llm.TextPart(o.Prompt)}); err != nil {
 		return failure(event.ErrorOf(err))
 	}
-	var turns turnFilter
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				log.Info("print run interrupted", "turn", turns.current, "cause", context.Cause(ctx))
-				if cerr := o.Host.Cancel(context.WithoutCancel(ctx), context.Cause(ctx)); cerr != nil {
-					log.Warn("cancel the interrupted turn", "err", cerr)
-				}
-				return ErrInterrupted
+			return interrupted(ctx, o, turns, log, err)
+		}
+		if g, ok := ev.(event.GoalUpdated); ok && g.AgentID == mainAgent {
+			if goal = g.Goal; waiting != nil && !goalActive(goal) {
+				return settle(r, *waiting, o, log)
 			}
-			return fmt.Errorf("read the session's events: %w", err)
+			continue
 		}
 		if !turns.admit(ev) {
 			continue
 		}
 		r.render(ev)
-		if ended, ok := ev.(event.TurnEnded); ok {
-			return settle(r, ended, o, log)
+		switch e := ev.(type) {
+		case event.TurnStarted:
+			waiting = nil
+		case event.TurnEnded:
+			if goalActive(goal) {
+				waiting = &e // the goal driver goes on with a continuation turn
+				continue
+			}
+			return settle(r, e, o, log)
 		}
 	}
 }
