@@ -129,3 +129,21 @@ func TestRunWaitsForAGoalTheModelStarted(t *testing.T) {
 		t.Errorf("err %v, stdout %q", err, out.String())
 	}
 }
+
+// A turn that starts a goal and then fails ends the run as the failure it
+// is (spec 06 §1.6.5 step 4): the goal driver does not take over a failed
+// turn, so waiting for the still-active goal would wait for ever.
+func TestRunFailsWhenTheTurnThatStartedAGoalFails(t *testing.T) {
+	a := newGoalAgent(t, call("CreateGoal", `{"objective":"ship it"}`),
+		scripted.Response{Err: llm.StatusError(401, nil, []byte(`{"error":{"message":"Invalid API key","type":"invalid_request_error"}}`))})
+	var out, errw bytes.Buffer
+	err := print.Run(t.Context(), print.Options{Host: goalHost{agentHost{a}}, Prompt: "make it a goal", Format: print.FormatText,
+		Version: "v", SessionID: "s", ResumeCommand: "kimigo -r s", Stdout: &out, Stderr: &errw})
+	var f *print.Failure
+	if !errors.As(err, &f) || !strings.Contains(f.Message, "Invalid API key") {
+		t.Errorf("err %v, stderr %q", err, errw.String())
+	}
+	if g := a.Goals().Get(); g == nil || g.Status != tools.GoalActive {
+		t.Errorf("goal %+v; the failed turn leaves it active", g)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
 )
 
 // Format is print mode's output format (spec 06 §1.6.1).
@@ -104,11 +105,13 @@ type renderer interface {
 // returns a *Failure; ctx ending first returns ErrInterrupted (the turn is
 // cancelled, the caller closes the session).
 //
-// A run whose turn leaves a goal active (the model created or resumed
-// one) keeps waiting while the goal driver runs its turns, and settles on
-// the last one. With Options.Goal the run starts the goal instead and
-// settles when the goal is no longer active (goal.go). The settle rules of cron and
-// background tasks do not apply yet: neither exists in a print session.
+// A run whose turn completes leaving a goal active (the model created or
+// resumed one) keeps waiting while the goal driver runs its turns, and
+// settles on the last one; a turn that fails ends the run even with the
+// goal active. With Options.Goal the run starts the goal instead and
+// settles when the goal is no longer active (goal.go). The settle rules
+// of cron and background tasks do not apply yet: neither exists in a
+// print session.
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
 	if log == nil {
@@ -161,7 +164,7 @@ func Run(ctx context.Context, o Options) error {
 		case event.TurnStarted:
 			waiting = nil
 		case event.TurnEnded:
-			if goalActive(goal) {
+			if goalActive(goal) && handsOff(e) {
 				waiting = &e // the goal driver goes on with a continuation turn
 				continue
 			}
@@ -189,6 +192,14 @@ func settle(r renderer, ev event.TurnEnded, o Options, log *slog.Logger) error {
 	}
 	r.resumeHint(o.SessionID, o.ResumeCommand)
 	return nil
+}
+
+// handsOff reports whether the goal driver carries on after a turn that
+// ended leaving a goal active: it does after a completed turn and after
+// one stopped by the step cap, and leaves the goal as it is after any
+// other (spec 03 §1.4), so such a turn is the run's end.
+func handsOff(e event.TurnEnded) bool {
+	return e.Reason == event.EndCompleted || e.Error != nil && e.Error.Code == loop.CodeMaxStepsExceeded
 }
 
 // endFailure words a turn that did not complete (spec 06 §1.6.5 step 4).
