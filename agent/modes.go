@@ -221,13 +221,18 @@ const resumeGoalPrompt = "Resume the active goal."
 // StartGoal starts a goal as the user and runs its objective as a prompt,
 // so the turn begins with the goal active and the goal driver carries it
 // on (spec 04 §6.11 "/goal <objective>"). It refuses while a turn runs,
-// and nothing is prompted when the goal cannot be created.
+// waits for a cancelled turn's worker to finish (a cancelled goal turn
+// pauses its goal after it ended, and must not pause the new one), and
+// nothing is prompted when the goal cannot be created.
 func (a *Agent) StartGoal(ctx context.Context, in tools.GoalInput) (goal.Snapshot, turn.Launch, error) {
 	if a.o.Goals == nil {
 		return goal.Snapshot{}, turn.Launch{}, errNoGoals
 	}
 	if a.HasActiveTurn() {
 		return goal.Snapshot{}, turn.Launch{}, errors.New("start goal: wait until the running turn ends")
+	}
+	if err := a.turns.WaitSettled(ctx); err != nil {
+		return goal.Snapshot{}, turn.Launch{}, fmt.Errorf("start goal: %w", err)
 	}
 	snap, err := a.o.Goals.Create(ctx, in, goal.ActorUser)
 	if err != nil {
@@ -250,13 +255,17 @@ func (a *Agent) PauseGoal(ctx context.Context) error {
 }
 
 // ResumeGoal makes a paused or blocked goal active and prompts the model
-// to carry on (/goal resume). It refuses while a turn runs.
+// to carry on (/goal resume). It refuses while a turn runs, and waits for
+// a cancelled turn's worker to finish, as StartGoal does.
 func (a *Agent) ResumeGoal(ctx context.Context) (turn.Launch, error) {
 	if a.o.Goals == nil {
 		return turn.Launch{}, errNoGoals
 	}
 	if a.HasActiveTurn() {
 		return turn.Launch{}, errors.New("resume goal: wait until the running turn ends")
+	}
+	if err := a.turns.WaitSettled(ctx); err != nil {
+		return turn.Launch{}, fmt.Errorf("resume goal: %w", err)
 	}
 	if err := a.o.Goals.Resume(ctx, goal.ActorUser); err != nil {
 		return turn.Launch{}, err
