@@ -35,11 +35,23 @@ func (s *Session) startPlan(ctx context.Context, o Options) error {
 
 // GoalCommand is a parsed /goal command; ParseGoalCommand reads the
 // grammar print mode and the TUI share (spec 06 §1.6.1, §5.11): ok is
-// false for text that is not a /goal command.
+// false for text that is not a /goal command. Its Kind is one of the
+// Goal* kinds below; Objective is set for create, replace and next, and
+// Budget for budget (SetGoalBudget takes it as it is).
 type GoalCommand = goal.Command
 
-// GoalReplace is the kind of "/goal replace <objective>".
-const GoalReplace = goal.CommandReplace
+// The kinds of /goal command.
+const (
+	GoalStatus     = goal.CommandStatus     // "/goal", "/goal status"
+	GoalCreate     = goal.CommandCreate     // "/goal <objective>", "/goal -- <objective>"
+	GoalReplace    = goal.CommandReplace    // "/goal replace <objective>"
+	GoalPause      = goal.CommandPause      // "/goal pause"
+	GoalResume     = goal.CommandResume     // "/goal resume"
+	GoalCancel     = goal.CommandCancel     // "/goal cancel"
+	GoalBudget     = goal.CommandBudget     // "/goal budget <value> <unit>"
+	GoalNext       = goal.CommandNext       // "/goal next <objective>": a front end's queue
+	GoalNextManage = goal.CommandNextManage // "/goal next manage"
+)
 
 // ParseGoalCommand parses a /goal command; see goal.ParseCommand.
 func ParseGoalCommand(text string) (cmd GoalCommand, ok bool, err error) {
@@ -102,8 +114,23 @@ func (s *Session) SetGoalBudget(ctx context.Context, b tools.GoalBudgetRequest) 
 	return err
 }
 
+// PlanState is plan mode as a front end sees it: whether it is on, the
+// plan id and the plan file (empty while off).
+type PlanState = planmode.State
+
+// PlanData is the current plan: its id, file and text.
+type PlanData = planmode.Data
+
 // PlanState is the main agent's plan mode now.
-func (s *Session) PlanState() planmode.State { return s.agent.Plan().State() }
+func (s *Session) PlanState() PlanState { return s.agent.Plan().State() }
+
+// PlanMode reports whether plan mode is on (the footer's plan flag;
+// event.Status.PlanMode carries each change).
+func (s *Session) PlanMode() bool { return s.agent.Plan().State().Active }
+
+// Plan is the current plan, nil when plan mode has no plan file; a plan
+// file not written yet reads as empty.
+func (s *Session) Plan() (*PlanData, error) { return s.agent.Plan().Data() }
 
 // SetPlanMode turns plan mode on or off (/plan on|off, Shift-Tab);
 // turning it on creates no plan file.
