@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -146,6 +148,63 @@ func TestPrintPlanModeRefusesWritesOutsideThePlan(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.dir, "main.go")); err == nil {
 		t.Error("the Write ran")
+	}
+}
+
+// --plan in print mode: the model writes its plan to the plan file the
+// reminder names, ExitPlanMode is approved without a review (the run is
+// in auto mode), and the answer is the plan; nothing else is written.
+func TestPrintPlanModeThePlanIsTheAnswer(t *testing.T) {
+	c := newCLI(t)
+	srv := c.fake("openai")
+	planFile := regexp.MustCompile(`Plan file: ([^"\\]+)`)
+	var (
+		mu   sync.Mutex
+		path string
+		n    int
+	)
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		switch n {
+		case 1:
+			m := planFile.FindSubmatch(r.Body)
+			if m == nil {
+				return llmtest.Text("no plan file in the request")
+			}
+			path = string(m[1])
+			args, _ := json.Marshal(map[string]string{"path": path, "content": "1. Write main.go.\n2. Run it.\n"})
+			return llmtest.ToolCall("w1", "Write", string(args))
+		case 2:
+			return llmtest.ToolCall("x1", "ExitPlanMode", `{}`)
+		}
+		return llmtest.Text("The plan: write main.go, then run it.")
+	})
+	r := c.run("-p", "add a main package", "--plan", "--output-format", "stream-json")
+	if r.code != 0 {
+		t.Fatalf("run:\n%v", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if b, err := os.ReadFile(path); err != nil || string(b) != "1. Write main.go.\n2. Run it.\n" {
+		t.Errorf("plan file %q: %q, %v", path, b, err)
+	}
+	lines := jsonLines(t, r.stdout)
+	var exitResult string
+	for _, l := range lines {
+		if l["role"] == "tool" && l["tool_call_id"] == "x1" {
+			exitResult, _ = l["content"].(string)
+		}
+	}
+	if !strings.Contains(exitResult, "approved automatically") || !strings.Contains(exitResult, "1. Write main.go.") {
+		t.Errorf("ExitPlanMode result %q", exitResult)
+	}
+	if answer := lines[len(lines)-2]; answer["role"] != "assistant" || answer["content"] != "The plan: write main.go, then run it." {
+		t.Errorf("the answer line %v", answer)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "main.go")); err == nil {
+		t.Error("main.go was written")
 	}
 }
 
