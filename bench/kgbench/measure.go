@@ -94,9 +94,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // printTable writes the results as an aligned table.
 func printTable(w *os.File, results []result) {
-	fmt.Fprintf(w, "%-22s %26s %26s %26s\n", "scenario", "wall ms (med/min/max)", "cpu ms (med/min/max)", "peak RSS MiB (med/min/max)")
+	fmt.Fprintf(w, "%-26s %26s %26s %26s\n", "scenario", "wall ms (med/min/max)", "cpu ms (med/min/max)", "peak RSS MiB (med/min/max)")
 	for _, r := range results {
-		fmt.Fprintf(w, "%-22s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.1f %8.1f %8.1f\n", r.name,
+		fmt.Fprintf(w, "%-26s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.1f %8.1f %8.1f\n", r.name,
 			r.wall.med, r.wall.min, r.wall.max, r.cpu.med, r.cpu.min, r.cpu.max, r.rss.med, r.rss.min, r.rss.max)
 	}
 }
