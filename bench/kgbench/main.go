@@ -29,6 +29,8 @@ func main() {
 	floor := flag.String("floor", "", "the floor program (bench/floor) to run beside kimigo and compare it with")
 	runs := flag.Int("n", 20, "measured runs per scenario")
 	serve := flag.Bool("serve", false, "only serve the fake model and print its base URL")
+	startup := flag.String("startup", "", "comma-separated work dirs: measure only a one-shot prompt in each, "+
+		"with a warm and a cold git cache, for each of the comma-separated -kimigo binaries")
 	flag.Parse()
 	if *serve {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -45,7 +47,11 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	err = bench(*bin, *floor, base, *runs)
+	if *startup != "" {
+		err = benchStartup(strings.Split(*bin, ","), strings.Split(*startup, ","), base, *runs)
+	} else {
+		err = bench(*bin, *floor, base, *runs)
+	}
 	stop()
 	if err != nil {
 		fatal(err)
@@ -93,18 +99,17 @@ func bench(bin, floor, base string, n int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	home, work := filepath.Join(tmp, "home"), filepath.Join(tmp, "work")
-	for _, d := range []string{home, work} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return err
-		}
+	work := filepath.Join(tmp, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(work, "a.txt"), []byte("hello\n"), 0o600); err != nil {
 		return err
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
-		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=openai",
-		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use"}
+	env, _, err := benchEnv(tmp, base)
+	if err != nil {
+		return err
+	}
 	scenarios := []scenario{
 		{name: "--version", argv: []string{bin, "--version"}},
 		{name: "one-shot text prompt", argv: []string{bin, "-p", "hi"}},
@@ -134,6 +139,53 @@ func bench(bin, floor, base string, n int) error {
 	if floor != "" {
 		printRatios(results[1], results[4], results[5], results[6], results[7], results[8])
 	}
+	return nil
+}
+
+// benchEnv makes a data root under tmp and returns the environment kimigo
+// runs in against the fake model at base, and the data root.
+func benchEnv(tmp, base string) (env []string, home string, err error) {
+	home = filepath.Join(tmp, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return nil, "", err
+	}
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
+		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=openai",
+		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use"}, home, nil
+}
+
+// benchStartup measures a one-shot prompt of each binary in each work
+// dir, all taking turns. "warm" runs find the git cache the earlier runs
+// left; "cold" runs start without it. A binary without the cache runs the
+// same in both.
+func benchStartup(bins, dirs []string, base string, n int) error {
+	tmp, err := os.MkdirTemp("", "kgbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	env, home, err := benchEnv(tmp, base)
+	if err != nil {
+		return err
+	}
+	noCache := func() error { return os.RemoveAll(filepath.Join(home, "cache")) }
+	var scenarios []scenario
+	for _, d := range dirs {
+		for _, b := range bins {
+			name := filepath.Base(b) + " " + filepath.Base(d)
+			scenarios = append(scenarios,
+				// cold first: its run leaves the cache the warm run reads
+				scenario{name: name + " cold", argv: []string{b, "-p", "hi"}, dir: d, before: noCache},
+				scenario{name: name + " warm", argv: []string{b, "-p", "hi"}, dir: d})
+		}
+	}
+	results, err := measure(scenarios, n, "", env)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("one-shot prompt by work dir, %d runs per scenario (interleaved), %s/%s, %d CPUs\n\n", n,
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	printTable(os.Stdout, results)
 	return nil
 }
 
