@@ -24,6 +24,7 @@ const (
 	VarPluginSectionsProse = "KIMI_PLUGIN_SECTIONS_PROSE"
 	VarGitBranch           = "KIMI_GIT_BRANCH"
 	VarGitDirty            = "KIMI_GIT_DIRTY"
+	VarSandbox             = "KIMI_SANDBOX"
 	VarRoleAdditional      = "ROLE_ADDITIONAL"
 )
 
@@ -46,13 +47,38 @@ var (
 	skillsMD string
 	//go:embed prose/plugin_sections.md
 	pluginSectionsMD string
+	//go:embed prose/sandbox_off.md
+	sandboxOffMD string
+	//go:embed prose/sandbox_workspace_write.md
+	sandboxWorkspaceWriteMD string
+	//go:embed prose/sandbox_read_only.md
+	sandboxReadOnlyMD string
+	//go:embed prose/sandbox_no_network.md
+	sandboxNoNetworkMD string
 )
+
+// sandboxProse states how commands are confined (issue 16).
+func sandboxProse(s SandboxInfo) string {
+	var text string
+	switch s.Mode {
+	case "workspace-write":
+		text = prose(sandboxWorkspaceWriteMD)
+	case "read-only":
+		text = prose(sandboxReadOnlyMD)
+	default:
+		return prose(sandboxOffMD)
+	}
+	if !s.Network {
+		text += " " + prose(sandboxNoNetworkMD)
+	}
+	return text
+}
 
 func contextVarNames() []string {
 	return []string{
 		VarOS, VarShell, VarNow, VarWorkDir, VarWorkDirListing, VarAgentsMD, VarSkills,
 		VarPluginSections, VarAdditionalDirsInfo, VarWindowsNotes, VarAdditionalDirsProse,
-		VarSkillsProse, VarPluginSectionsProse, VarGitBranch, VarGitDirty,
+		VarSkillsProse, VarPluginSectionsProse, VarGitBranch, VarGitDirty, VarSandbox,
 	}
 }
 
@@ -85,6 +111,7 @@ func (pc PromptContext) Vars(p *Profile) map[string]string {
 		VarPluginSectionsProse: prose(pluginSectionsMD),
 		VarGitBranch:           branch,
 		VarGitDirty:            dirty,
+		VarSandbox:             sandboxProse(pc.Sandbox),
 	}
 }
 

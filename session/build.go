@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/tools"
 	"github.com/kimigo/kimigo/workspace"
@@ -65,7 +67,11 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		}
 		p.addDirs = append(p.addDirs, abs)
 	}
-	p.rules = permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)
+	run, err := runRules(o.RunRules)
+	if err != nil {
+		return plan{}, err
+	}
+	p.rules = append(run, permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)...)
 	if err := p.selectModel(o, resuming); err != nil {
 		return plan{}, err
 	}
@@ -83,7 +89,8 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 	}
 	dirs := union(p.localDirs, p.addDirs)
 	in := profileInput{env: o.Env, cfg: o.Config, home: o.Home, workDir: o.WorkDir, addDirs: dirs,
-		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn}
+		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn,
+		sandbox: o.Sandbox.promptInfo()}
 	ps, err := resolveProfile(ctx, in)
 	if err != nil {
 		return plan{}, err
@@ -94,6 +101,7 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		if err != nil {
 			return "", err
 		}
+		pc.Sandbox = in.sandbox
 		return ps.profile.SystemPrompt(pc)
 	}
 	p.config = agent.Config{Cwd: o.WorkDir, ProfileName: ps.profile.Name, SubagentNames: ps.subagents,
@@ -149,6 +157,11 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		questions = requestQuestioner{s.broker, MainAgentID}
 	}
 	logger := s.logger
+	s.sandbox = newCommandSandbox(o.Sandbox, func() workspace.Dirs { return ws }, func(msg string) {
+		logger.Warn("command sandbox unavailable", "err", msg)
+		s.bus.Publish(event.Notice{Header: event.Header{AgentID: MainAgentID, TurnID: event.NoTurn},
+			Level: event.NoticeWarning, Text: msg})
+	})
 	return agent.Options{
 		ID:     MainAgentID,
 		Model:  model,
@@ -156,11 +169,12 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Config: p.config,
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			m := tools.New(tools.Options{
-				Base:       tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
-				Capability: model.Capability,
-				Committer:  c,
-				BashLogDir: filepath.Join(home, "tool-results"),
-				Questions:  questions,
+				Base:           tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
+				Capability:     model.Capability,
+				Committer:      c,
+				BashLogDir:     filepath.Join(home, "tool-results"),
+				CommandStarter: s.sandbox.Start,
+				Questions:      questions,
 			})
 			m.SetActiveTools(p.active)
 			return m
@@ -173,6 +187,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			Rules:      p.rules,
 			Approver:   approver,
 			RuleWriter: &config.UserRuleWriter{Home: o.Home},
+			Unconfined: s.sandbox.Unconfined,
 		},
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
 		Events:     s.bus,
@@ -194,6 +209,17 @@ func permissionRules(specs []config.PermissionRule, warn func(string)) []permiss
 		warn(e.Error())
 	}
 	return rules
+}
+
+// runRules validates the rules of this run's flags; the first malformed
+// one is the error, naming the flag (its Source) and the fault.
+func runRules(specs []config.PermissionRule) ([]permission.Rule, error) {
+	var errs []error
+	rules := permissionRules(specs, func(msg string) { errs = append(errs, errors.New(msg)) })
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return rules, nil
 }
 
 // union is a followed by the entries of b it lacks.

@@ -17,6 +17,12 @@
 //     fires when any one does, and redirection targets go through the
 //     Write/Edit rules, the sensitive-file, git-control and workspace asks.
 //     rule_reference.md is the user-facing description.
+//   - issue 16's asks: a Bash script that deny and ask rules cannot see
+//     through asks whenever such a rule exists (opaque_bash_ask.go), and
+//     every Bash call asks while the promised sandbox is unavailable
+//     (sandbox_unavailable_ask.go, Options.Unconfined). Without an
+//     approver an ask is denied with a text naming the flag or rule that
+//     allows the call (message.go unanswerableText).
 //   - approvals: the request, the once/session/always/reject answers, the
 //     session approval list, "always" rules handed to a RuleWriter.
 //   - the mode (manual, auto, yolo) and the records permission.set_mode and

@@ -6,9 +6,11 @@ import (
 	"os"
 
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/sandbox"
 )
 
 func main() {
+	sandbox.MaybeRunTrampoline() // a sandboxed command's start runs here, before anything else
 	os.Exit(run(os.Args[1:], processProc()))
 }
 

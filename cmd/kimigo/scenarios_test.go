@@ -30,12 +30,13 @@ func TestScenario1OutputFormatWithoutPrompt(t *testing.T) {
 	}
 }
 
+// --yolo is print mode's explicit opt-out since ERRATA 34
+// (TestHeadlessYolo); --auto and --plan stay interactive.
 func TestScenario2PromptWithYoloAutoPlan(t *testing.T) {
 	c := newCLI(t)
 	for _, tt := range []struct {
 		flag, want string
 	}{
-		{"--yolo", "--yolo"}, {"--yes", "--yolo"}, {"--auto-approve", "--yolo"}, {"-y", "--yolo"},
 		{"--auto", "--auto"}, {"--plan", "--plan"},
 	} {
 		r := c.run("-p", "hi", tt.flag)
