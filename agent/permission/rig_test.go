@@ -44,6 +44,7 @@ type rigConfig struct {
 	writer      permission.RuleWriter
 	answers     []permission.ApprovalResponse
 	quiet       bool
+	unconfined  func() error
 }
 
 type rigOption func(*rigConfig)
@@ -71,6 +72,11 @@ func withHookBlock(reason string) rigOption {
 // quietly replaces the recording hook runner and telemetry with ones that
 // keep nothing (benchmarks).
 func quietly() rigOption { return func(c *rigConfig) { c.quiet = true } }
+
+// withUnconfined says the promised sandbox is unavailable when err is set.
+func withUnconfined(err error) rigOption {
+	return func(c *rigConfig) { c.unconfined = func() error { return err } }
+}
 
 func withAnswers(rs ...permission.ApprovalResponse) rigOption {
 	return func(c *rigConfig) { c.answers = append(c.answers, rs...) }
@@ -131,6 +137,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 		Recorder:    r.log,
 		RuleWriter:  cfg.writer,
 		Telemetry:   r.tele,
+		Unconfined:  cfg.unconfined,
 	}
 	if cfg.noApprover {
 		o.Approver = nil
