@@ -20,9 +20,9 @@ type compiledRule struct {
 	// neg says the argument started with "!": the rule matches what its
 	// positive part does not.
 	neg bool
-	// arg is the positive part for commands (Bash): a leading "./" is
-	// kept literal, so Bash(./x) is not Bash(x).
-	arg    *glob.Glob
+	// arg is the positive part for commands (Bash, bash_pattern.go): a
+	// leading "./" is kept literal, so Bash(./x) is not Bash(x).
+	arg    *commandPattern
 	argErr error
 	// forBash and forWrite say the tool part selects Bash, and Write or
 	// Edit (whose rules also judge Bash redirections); set once here.
@@ -51,10 +51,7 @@ func compileRule(r Rule) *compiledRule {
 	if _, c.argErr = glob.Compile(pos, glob.Options{}); c.argErr != nil {
 		return c
 	}
-	if strings.HasPrefix(pos, "./") {
-		pos = `\` + pos // keep the "./": ./git is not git
-	}
-	c.arg, c.argErr = glob.Compile(pos, glob.Options{})
+	c.arg, c.argErr = compileCommandPattern(pos)
 	return c
 }
 
