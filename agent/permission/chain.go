@@ -37,8 +37,9 @@ func chain(sideChannel bool, s Slots) []Policy {
 		autoModeQuestionDeny{},                                 // 3 auto mode: nobody is there to answer AskUserQuestion
 		slot{"plan-mode-guard-deny", s.PlanGuard},              // 4 plan mode: only the plan file is writable (plan fills it)
 		userConfiguredDeny{},                                   // 5 deny rules sit above every mode approval
-		opaqueBashAsk{},                                        // 5a a script deny/ask rules cannot see through asks when such rules exist
-		sandboxUnavailableAsk{},                                // 5b a promised sandbox this system cannot enforce: commands ask
+		unresolvedPathDeny{},                                   // 5a a path whose real file cannot be known (/proc fd, link loop)
+		opaqueBashAsk{},                                        // 5b a script deny/ask rules cannot see through asks when such rules exist
+		sandboxUnavailableAsk{},                                // 5c a promised sandbox this system cannot enforce: commands ask
 		autoModeApprove{},                                      // 6 auto mode approves whatever the denies let through
 		sessionApprovalHistory{},                               // 7 "approve for this session" beats ask rules, not deny rules
 		userConfiguredAsk{},                                    // 8 ask rules beat allow rules and every built-in approval

@@ -19,7 +19,7 @@ import (
 func TestChainOrder(t *testing.T) {
 	want := []string{
 		"pre-tool-call-hook", "agent-swarm-exclusive-deny", "auto-mode-ask-user-question-deny",
-		"plan-mode-guard-deny", "user-configured-deny", "opaque-bash-ask", "sandbox-unavailable-ask", "auto-mode-approve", "session-approval-history",
+		"plan-mode-guard-deny", "user-configured-deny", "unresolved-path-deny", "opaque-bash-ask", "sandbox-unavailable-ask", "auto-mode-approve", "session-approval-history",
 		"user-configured-ask", "user-configured-allow", "exit-plan-mode-review-ask", "goal-start-review-ask",
 		"plan-mode-tool-approve", "sensitive-file-access-ask", "git-control-path-access-ask",
 		"workspace-boundary-ask", "yolo-mode-approve", "swarm-mode-agent-swarm-approve",

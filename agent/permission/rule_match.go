@@ -5,6 +5,7 @@ import (
 
 	"github.com/kimigo/kimigo/internal/glob"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // compiledRule is a Rule ready to match. Compiling never fails: a pattern
@@ -112,12 +113,41 @@ func compileRules(rules []Rule) []*compiledRule {
 // rule for Write or Edit when it matches a file a redirection writes.
 func (c *Call) matchedBy(r *compiledRule) bool {
 	if !c.IsBash() {
-		return r.matchExecution(c.Name(), c.Exec())
+		return r.matchExecution(c.Name(), c.Exec()) || c.accessMatchedBy(r)
 	}
 	if r.forBash && r.argErr == nil && (r.pat.Arg == "" || c.script().matchedBy(r)) {
 		return true
 	}
-	return c.writeMatchedBy(r)
+	return c.writeMatchedBy(r) || c.accessMatchedBy(r)
+}
+
+// accessMatchedBy reports whether a deny or ask rule governs a file the
+// call touches, whatever the tool (ERRATA 36, 37): a Write or Edit rule
+// every file written, a Read rule every file read and every tree searched
+// (Grep, Glob), under its lexical and its real path alike.
+func (c *Call) accessMatchedBy(r *compiledRule) bool {
+	if r.argErr != nil || !r.usable() {
+		return false
+	}
+	read := r.toolMatches(toolRead)
+	if !r.forWrite && !read {
+		return false
+	}
+	for _, a := range c.FileAccesses() {
+		writes := a.Operation == loop.OpWrite || a.Operation == loop.OpReadWrite
+		reads := a.Operation != loop.OpWrite
+		if !(writes && r.forWrite || reads && read) {
+			continue
+		}
+		if r.pat.Arg == "" {
+			return true
+		}
+		rp := workspace.ResolvedPath{Raw: a.Path, Path: a.Path, Outside: !c.Workspace.Contains(a.Path)}
+		if workspace.PathRuleMatcher(c.m.env, c.Workspace, rp)(r.pat.Arg) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeMatchedBy reports whether a Write or Edit rule covers a file the
