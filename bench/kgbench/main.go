@@ -107,6 +107,8 @@ func bench(bin, base string, n int) error {
 		{name: "one-shot text prompt", argv: []string{bin, "-p", "hi"}},
 		{name: "1 tool round trip", argv: []string{bin, "-p", "read a.txt (tools:1)"}},
 		{name: "20 tool round trips", argv: []string{bin, "-p", "read a.txt again and again (tools:20)"}},
+		{name: "1 Bash round trip", argv: []string{bin, "-p", "echo (bash:1)"}},
+		{name: "20 Bash round trips", argv: []string{bin, "-p", "echo again and again (bash:20)"}},
 	}
 	results, err := measure(scenarios, n, work, env)
 	if err != nil {
@@ -117,6 +119,9 @@ func bench(bin, base string, n int) error {
 	printTable(os.Stdout, results)
 	one, twenty := results[2], results[3]
 	fmt.Printf("\nper extra tool round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n",
+		(twenty.wall.med-one.wall.med)/19, (twenty.cpu.med-one.cpu.med)/19)
+	one, twenty = results[4], results[5]
+	fmt.Printf("per extra Bash round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n",
 		(twenty.wall.med-one.wall.med)/19, (twenty.cpu.med-one.cpu.med)/19)
 	return nil
 }
