@@ -46,8 +46,8 @@ type plan struct {
 // system prompt. Warnings go to o.Notify.
 func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*profile.Catalog, error)) (plan, error) {
 	warn := func(msg string) { o.Notify(Notice{Text: msg, Warning: true}) }
-	local, warnings, err := config.LoadLocal(config.LocalOptions{FS: o.Env,
-		ProjectRoot: config.ProjectRoot(o.Env, o.WorkDir), UserHome: o.UserHome})
+	root := config.ProjectRoot(o.Env, o.WorkDir)
+	local, warnings, err := config.LoadLocal(config.LocalOptions{FS: o.Env, ProjectRoot: root, UserHome: o.UserHome})
 	for _, w := range warnings {
 		warn(w.Message)
 	}
@@ -55,7 +55,9 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		return plan{}, err
 	}
 	var p plan
-	p.localDirs = local.AdditionalDirs
+	// A repository's own file widens the workspace only once the user
+	// trusted the project (ERRATA 38).
+	p.localDirs = trustedWidening(o.Store.fs, o.Home, root, local.Path, local.AdditionalDirs, warn)
 	for _, d := range o.AddDirs {
 		abs := d
 		if !filepath.IsAbs(abs) {

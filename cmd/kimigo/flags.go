@@ -103,7 +103,7 @@ func mainOptions() []optionSpec {
 // isSubcommand reports the names the main command dispatches on.
 func isSubcommand(name string) bool {
 	switch name {
-	case "doctor", "export", "acp", "login", "provider":
+	case "doctor", "export", "trust", "acp", "login", "provider":
 		return true
 	}
 	return false

@@ -172,3 +172,47 @@ func TestHeadlessSystemPromptStatesTheSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileLocalTomlWidensNothingUntilTrusted: a repository's
+// .kimi-code/local.toml that adds a directory outside it is ignored with a
+// warning naming the file (the sandbox keeps it read-only, Write asks and
+// is denied) until `kimigo trust`; doctor shows the trust (ERRATA 38).
+func TestHostileLocalTomlWidensNothingUntilTrusted(t *testing.T) {
+	c := newCLI(t)
+	outside := filepath.Join(c.root, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.write(".kimi-code/local.toml", "[workspace]\nadditional_dir = [\""+outside+"\"]\n")
+	file := filepath.Join(c.dir, ".kimi-code", "local.toml")
+	target := filepath.Join(outside, "made.txt")
+	runOnce := func() result {
+		c.fake("openai", llmtest.ToolCall("call_1", "Bash", bash("touch "+target)), llmtest.Text("Done."))
+		return c.run("-p", "touch it")
+	}
+	res := runOnce()
+	if strings.Contains(res.stderr, "is unavailable") {
+		t.Skipf("this kernel cannot sandbox commands:\n%s", res.stderr)
+	}
+	if !strings.Contains(res.stderr, file) || !strings.Contains(res.stderr, "not trusted") {
+		t.Errorf("no warning names %s:\n%v", file, res)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("an untrusted local.toml widened the sandbox")
+	}
+	if r := c.run("doctor"); !strings.Contains(r.stdout+r.stderr, "is not trusted") {
+		t.Errorf("doctor does not show the trust:\n%v", r)
+	}
+	if r := c.run("trust"); r.code != 0 || !strings.Contains(r.stdout, "Trusted "+c.dir) {
+		t.Fatalf("kimigo trust:\n%v", r)
+	}
+	if res := runOnce(); strings.Contains(res.stderr, "not trusted") {
+		t.Errorf("still untrusted:\n%v", res)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the trusted local.toml's directory is not writable: %v", err)
+	}
+	if r := c.run("doctor"); !strings.Contains(r.stdout+r.stderr, "trusted: "+c.dir) {
+		t.Errorf("doctor does not list the trusted project:\n%v", r)
+	}
+}
