@@ -49,6 +49,7 @@ func chain(sideChannel bool, s Slots) []Policy {
 		slot{"plan-mode-tool-approve", s.PlanToolApprove},      // 12 plan tools and plan-file writes need no prompt (plan fills it)
 		sensitiveFileAsk{},                                     // 13 env files, keys and credentials always ask
 		gitControlPathAsk{},                                    // 14 the repository's own control files always ask
+		executedFileAsk{},                                      // 14b kimigo's own files, and in manual mode files commands run
 		workspaceBoundaryAsk{},                                 // 14a writes outside the workspace ask, yolo too (ERRATA 12)
 		yoloModeApprove{},                                      // 15 yolo approves what nothing above asked about
 		slot{"swarm-mode-agent-swarm-approve", s.SwarmApprove}, // 16 swarm mode runs a lone AgentSwarm (swarm fills it)

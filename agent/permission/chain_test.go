@@ -22,7 +22,7 @@ func TestChainOrder(t *testing.T) {
 		"plan-mode-guard-deny", "user-configured-deny", "unresolved-path-deny", "opaque-bash-ask", "sandbox-unavailable-ask", "auto-mode-approve", "session-approval-history",
 		"user-configured-ask", "user-configured-allow", "exit-plan-mode-review-ask", "goal-start-review-ask",
 		"plan-mode-tool-approve", "sensitive-file-access-ask", "git-control-path-access-ask",
-		"workspace-boundary-ask", "yolo-mode-approve", "swarm-mode-agent-swarm-approve",
+		"executed-file-write-ask", "workspace-boundary-ask", "yolo-mode-approve", "swarm-mode-agent-swarm-approve",
 		"default-tool-approve", "git-cwd-write-approve", "fallback-ask",
 	}
 	if d := cmp.Diff(want, newRig(t).m.PolicyNames()); d != "" {

@@ -79,6 +79,8 @@ func unanswerableText(c *Call, p Policy) string {
 		why = "It touches a file that may hold secrets. " + allow
 	case "git-control-path-access-ask":
 		why = "It touches the repository's control files (.git, .kimi-code). " + allow
+	case "executed-file-write-ask":
+		why = "It writes kimigo's own .kimi-code files or a file that build and test commands run. " + allow
 	case "fallback-ask":
 		why = allow + " So does --permission-mode auto."
 	default:
