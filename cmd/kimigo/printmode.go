@@ -103,8 +103,7 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 		Config: r.cfg, Home: r.home, WorkDir: r.workDir, UserHome: userHome,
 		Resume: id, Continue: r.o.cont && id == "", Model: r.o.model, Agent: r.o.agent, AgentFiles: r.o.agentFiles,
 		AddDirs: r.o.addDirs, Mode: safety.mode, ModeForThisRun: true, Plan: r.o.plan, Sandbox: safety.sandbox, RunRules: safety.rules,
-		Version: versionString(),
-		Logger: r.logger, LogTo: r.logs.switchTo,
+		Version: versionString(), Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.warn(n.Text, n.Warning) },
 	})
 	var se *session.Error
