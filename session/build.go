@@ -2,14 +2,17 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 
 	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/agent/injection"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/profile/skill"
@@ -51,8 +54,8 @@ type plan struct {
 // system prompt. Warnings go to o.Notify.
 func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*profile.Catalog, error)) (plan, error) {
 	warn := func(msg string) { o.Notify(Notice{Text: msg, Warning: true}) }
-	local, warnings, err := config.LoadLocal(config.LocalOptions{FS: o.Env,
-		ProjectRoot: config.ProjectRoot(o.Env, o.WorkDir), UserHome: o.UserHome})
+	root := config.ProjectRoot(o.Env, o.WorkDir)
+	local, warnings, err := config.LoadLocal(config.LocalOptions{FS: o.Env, ProjectRoot: root, UserHome: o.UserHome})
 	for _, w := range warnings {
 		warn(w.Message)
 	}
@@ -60,7 +63,9 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		return plan{}, err
 	}
 	var p plan
-	p.localDirs = local.AdditionalDirs
+	// A repository's own file widens the workspace only once the user
+	// trusted the project (ERRATA 38).
+	p.localDirs = trustedWidening(o.Store.fs, o.Home, root, local.Path, local.AdditionalDirs, warn)
 	for _, d := range o.AddDirs {
 		abs := d
 		if !filepath.IsAbs(abs) {
@@ -74,7 +79,11 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 	}
 	p.mcpServers = loadMCP(o, warn)
 	p.skills = loadSkills(o, warn)
-	p.rules = permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)
+	run, err := runRules(o.RunRules)
+	if err != nil {
+		return plan{}, err
+	}
+	p.rules = append(run, permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)...)
 	if err := p.selectModel(o, resuming); err != nil {
 		return plan{}, err
 	}
@@ -92,7 +101,8 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 	}
 	dirs := union(p.localDirs, p.addDirs)
 	in := profileInput{env: o.Env, cfg: o.Config, home: o.Home, workDir: o.WorkDir, addDirs: dirs,
-		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn, skills: p.skills.Listing()}
+		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn,
+		sandbox: o.Sandbox.promptInfo(), skills: p.skills.Listing()}
 	ps, err := resolveProfile(ctx, in)
 	if err != nil {
 		return plan{}, err
@@ -103,6 +113,7 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		if err != nil {
 			return "", err
 		}
+		pc.Sandbox = in.sandbox
 		pc.Skills = in.skills
 		return ps.profile.SystemPrompt(pc)
 	}
@@ -161,6 +172,12 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 	logger := s.logger
 	rt := newRuntime(o.Config, s.store.fs, o.Env, home, s)
 	s.rt = rt
+	pm, gs := s.modes(o, home)
+	s.sandbox = newCommandSandbox(o.Sandbox, func() workspace.Dirs { return ws }, func(msg string) {
+		logger.Warn("command sandbox unavailable", "err", msg)
+		s.bus.Publish(event.Notice{Header: event.Header{AgentID: MainAgentID, TurnID: event.NoTurn},
+			Level: event.NoticeWarning, Text: msg})
+	})
 	return agent.Options{
 		ID:     MainAgentID,
 		Model:  model,
@@ -168,13 +185,16 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Config: p.config,
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			m := tools.New(tools.Options{
-				Base:       tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
-				Capability: model.Capability,
-				ToolSelect: o.Config.Experimental[toolSelectFlag],
-				Committer:  c,
-				BashLogDir: filepath.Join(home, "tool-results"),
-				Questions:  questions,
-				Background: rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
+				Base:           tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
+				Capability:     model.Capability,
+				ToolSelect:     o.Config.Experimental[toolSelectFlag],
+				Committer:      c,
+				BashLogDir:     filepath.Join(home, "tool-results"),
+				CommandStarter: s.sandbox.Start,
+				Questions:      questions,
+				Plan:           pm,
+				Goals:          gs,
+				Background:     rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
 				Cron:   rt.cron,
 				Skills: p.skills, SessionID: s.id,
 			})
@@ -190,10 +210,18 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			Rules:      p.rules,
 			Approver:   approver,
 			RuleWriter: &config.UserRuleWriter{Home: o.Home},
+			Unconfined: s.sandbox.Unconfined,
 		},
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
+		Plan:       pm,
+		Goals:      gs,
 		Hooks:      agent.HookRunner(s.hooks),
-		Injection:  rt.injection,
+		// The reminders: todo list, plan, permission mode and the tools
+		// diff per step; the goal at turn boundaries.
+		Injection: injection.New(injection.Options{
+			PerStep: []injection.Injector{&injection.TodoReminder{}, pm.Reminder(), &injection.PermissionModeReminder{},
+				injection.ToolsDiff{}},
+			Boundary: []injection.Injector{gs.Reminder()}, Logger: logger}),
 		Background: rt.background,
 		Cron:       rt.cron,
 		Events:     s.bus,
@@ -220,6 +248,17 @@ func permissionRules(specs []config.PermissionRule, warn func(string)) []permiss
 		warn(e.Error())
 	}
 	return rules
+}
+
+// runRules validates the rules of this run's flags; the first malformed
+// one is the error, naming the flag (its Source) and the fault.
+func runRules(specs []config.PermissionRule) ([]permission.Rule, error) {
+	var errs []error
+	rules := permissionRules(specs, func(msg string) { errs = append(errs, errors.New(msg)) })
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return rules, nil
 }
 
 // union is a followed by the entries of b it lacks.

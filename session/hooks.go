@@ -22,7 +22,7 @@ func newHooks(cfg *config.Config, env osenv.Env, s *Session) *hooks.Engine {
 		hs = append(hs, hooks.Hook{Event: hooks.Event(h.Event), Matcher: h.Matcher, Command: h.Command,
 			Timeout: time.Duration(h.Timeout) * time.Second, Source: hooks.SourceUser})
 	}
-	return hooks.New(hooks.Options{Hooks: hs, SessionID: s.id, Cwd: s.workDir, Trusted: Trusted(s.workDir),
+	return hooks.New(hooks.Options{Hooks: hs, SessionID: s.id, Cwd: s.workDir, Trusted: Trusted(s.store.fs, s.store.root, s.workDir),
 		Env: env, Logger: s.logger.With("component", "hooks")})
 }
 

@@ -18,7 +18,7 @@ import (
 // naming it, and the session opens without the servers of any file.
 func loadMCP(o Options, warn func(string)) []mcp.Server {
 	servers, err := mcp.Load(o.Env, mcp.LoadOptions{DataHome: o.Home, WorkDir: o.WorkDir,
-		Caller: o.MCPServers, Trusted: Trusted(o.WorkDir)})
+		Caller: o.MCPServers, Trusted: Trusted(o.Store.fs, o.Home, o.WorkDir)})
 	if err != nil {
 		warn(fmt.Sprintf("MCP servers not started: %v", err))
 		return o.MCPServers

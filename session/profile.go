@@ -29,7 +29,9 @@ type profileInput struct {
 	agentFiles []string // --agent-file
 	builtin    func() (*profile.Catalog, error)
 	warn       func(string)
-	skills     string // the model's skill listing (spec 05 §9.4)
+	// sandbox is the command sandbox the prompt states.
+	sandbox profile.SandboxInfo
+	skills  string // the model's skill listing (spec 05 §9.4)
 }
 
 // resolveProfile loads the agent files, picks the main agent's profile
@@ -60,6 +62,7 @@ func resolveProfile(ctx context.Context, in profileInput) (profileSetup, error) 
 	for _, w := range g.warnings {
 		in.warn(w.Message)
 	}
+	g.pc.Sandbox = in.sandbox
 	g.pc.Skills = in.skills
 	prompt, err := prof.SystemPrompt(g.pc)
 	if err != nil {

@@ -7,16 +7,15 @@ import (
 
 	"github.com/kimigo/kimigo/agent/background"
 	"github.com/kimigo/kimigo/agent/cron"
-	"github.com/kimigo/kimigo/agent/injection"
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/osenv"
 )
 
-// agentRuntime is the main agent's runtime subsystems (issue 18): reminders,
-// background tasks and cron. The agent binds, restores and closes them;
+// agentRuntime is the main agent's runtime subsystems (issue 18):
+// background tasks and cron (the reminders are built with plan and goal
+// mode in agentOptions). The agent binds, restores and closes them;
 // the session keeps them to settle print runs (settle.go).
 type agentRuntime struct {
-	injection  *injection.Manager
 	background *background.Manager
 	cron       *cron.Manager
 	// bashTimeout is Bash's default background timeout (0: the tool's
@@ -38,8 +37,7 @@ func newRuntime(cfg *config.Config, fs osenv.FS, env osenv.Env, home string, s *
 	if b.KillGracePeriodMs != nil && *b.KillGracePeriodMs > 0 {
 		bo.KillGrace = time.Duration(*b.KillGracePeriodMs) * time.Millisecond
 	}
-	r := &agentRuntime{injection: injection.New(injection.Options{Logger: s.logger.With("component", "injection")}),
-		background: background.New(bo)}
+	r := &agentRuntime{background: background.New(bo)}
 	switch t := b.BashTaskTimeoutS; {
 	case t == nil:
 	case *t == 0:

@@ -73,9 +73,20 @@ type Options struct {
 	// mode, spec 06 §1.4 rule 5).
 	Mode           event.PermissionMode
 	ModeForThisRun bool
+	// Plan turns plan mode on (--plan): a new session starts in it, a
+	// resumed one enters it unless it is on already. A new session also
+	// starts in it with default_plan_mode.
+	Plan bool
 	// Requests says who answers approval requests and questions; the zero
 	// value, Declined, denies and dismisses them.
 	Requests Requests
+	// RunRules are permission rules for this run only (--allowedTools,
+	// --disallowedTools), ahead of the files' rules. Unlike the files',
+	// a malformed one fails Open before anything is written.
+	RunRules []config.PermissionRule
+	// Sandbox confines the commands the agents run (issue 16); the zero
+	// value runs them unconfined.
+	Sandbox SandboxOptions
 	// Version is kimigo's version, for the providers' User-Agent.
 	Version string
 	// Cards asks a resume for the main agent's UI replay stream (spec 02
@@ -144,6 +155,8 @@ type Session struct {
 	logger *slog.Logger
 	// restoreMode is the mode Close restores (ModeForThisRun); "" none.
 	restoreMode permission.Mode
+	// sandbox confines the agents' commands; nil when none was asked for.
+	sandbox *commandSandbox
 
 	closeOnce sync.Once
 	closeErr  error
@@ -281,6 +294,9 @@ func open(ctx context.Context, o Options, sum Summary, resuming bool, p plan) (*
 				err = errors.Join(err, cerr)
 			}
 		}
+		if serr := s.sandbox.Close(); serr != nil {
+			err = errors.Join(err, serr)
+		}
 		if s.mcp != nil {
 			if cerr := s.closeMCP(context.WithoutCancel(ctx)); cerr != nil {
 				err = errors.Join(err, cerr)
@@ -352,6 +368,9 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		s.warnings = append(s.warnings, res.Unrestored...)
 		s.mu.Unlock()
 	} else if err := s.agent.SetActiveTools(ctx, p.active); err != nil {
+		return err
+	}
+	if err := s.startPlan(ctx, o); err != nil {
 		return err
 	}
 	if err := s.runMode(ctx, o); err != nil {
@@ -586,6 +605,9 @@ func (s *Session) Close(ctx context.Context) error {
 		err = errors.Join(err, s.agent.Close(ctx))
 		err = errors.Join(err, s.sessionEnd(ctx))
 		err = errors.Join(err, s.closeMCP(ctx))
+		if serr := s.sandbox.Close(); serr != nil {
+			err = errors.Join(err, serr)
+		}
 		s.bus.Close()
 		if uerr := s.unlock(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock session %s: %w", s.id, uerr))

@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kimigo/kimigo/agent/goal"
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -44,6 +46,10 @@ type rigConfig struct {
 	writer      permission.RuleWriter
 	answers     []permission.ApprovalResponse
 	quiet       bool
+	plan        *planSetup
+	goals       bool
+	unconfined  func() error
+	local       bool
 }
 
 type rigOption func(*rigConfig)
@@ -72,6 +78,17 @@ func withHookBlock(reason string) rigOption {
 // keep nothing (benchmarks).
 func quietly() rigOption { return func(c *rigConfig) { c.quiet = true } }
 
+// onDisk runs the rig on the real file system, in work dir cwd (which
+// must exist): symbolic links and /proc are real there.
+func onDisk(cwd string) rigOption {
+	return func(c *rigConfig) { c.local, c.cwd, c.noGit = true, cwd, true }
+}
+
+// withUnconfined says the promised sandbox is unavailable when err is set.
+func withUnconfined(err error) rigOption {
+	return func(c *rigConfig) { c.unconfined = func() error { return err } }
+}
+
 func withAnswers(rs ...permission.ApprovalResponse) rigOption {
 	return func(c *rigConfig) { c.answers = append(c.answers, rs...) }
 }
@@ -96,6 +113,8 @@ type rig struct {
 	m        *permission.Manager
 	tools    map[string]loop.ExecutableTool
 	calls    atomic.Int64
+	plan     *plan.Mode  // withPlan…
+	goals    *goal.Store // withGoals
 }
 
 func newRig(t testing.TB, opts ...rigOption) *rig {
@@ -106,6 +125,9 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	}
 	mem := osenvtest.New(osenvtest.Options{Cwd: cfg.cwd, Home: "/home/u", Files: cfg.files})
 	var env osenv.Env = mem
+	if cfg.local {
+		env = osenv.NewLocal(osenv.LocalOptions{Cwd: cfg.cwd, Home: "/home/u"})
+	}
 	if !cfg.noGit {
 		mustMkdir(t, mem, "/repo/.git")
 	}
@@ -118,6 +140,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	r := &rig{t: t, ws: workspace.Dirs{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs},
 		approver: &approver{answers: cfg.answers}, hooks: &hookLog{results: cfg.hookResults},
 		log: &recordLog{}, tele: &telemetry{}}
+	r.buildModes(t, &cfg, env)
 	o := permission.Options{
 		Env:         env,
 		Workspace:   func() workspace.Dirs { return r.ws },
@@ -131,6 +154,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 		Recorder:    r.log,
 		RuleWriter:  cfg.writer,
 		Telemetry:   r.tele,
+		Unconfined:  cfg.unconfined,
 	}
 	if cfg.noApprover {
 		o.Approver = nil
@@ -151,6 +175,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 		"Edit": tools.NewEditFile(base), "Read": tools.NewReadFile(base), "Grep": tools.NewGrep(base),
 		"Glob": tools.NewGlob(base),
 	}
+	r.modeTools()
 	return r
 }
 

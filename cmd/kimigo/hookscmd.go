@@ -41,7 +41,8 @@ func runHooks(args []string, env config.Env, p proc) int {
 	if err != nil {
 		return fail(p, err)
 	}
-	cfg, warnings, err := config.Load(config.LoadOptions{Home: absolute(wd, home), Env: env})
+	home = absolute(wd, home)
+	cfg, warnings, err := config.Load(config.LoadOptions{Home: home, Env: env})
 	for _, w := range warnings {
 		fmt.Fprintf(p.stderr, "Warning: %s\n", w.Message)
 	}
@@ -58,7 +59,7 @@ func runHooks(args []string, env config.Env, p proc) int {
 		listHooks(p, cfg.Path, hs)
 		return exitOK
 	case args[0] == "test":
-		return testHooks(p, args[1:], names, wd, hs)
+		return testHooks(p, args[1:], names, home, wd, hs)
 	}
 	return printUsageError(p.stderr, usagef("unknown hooks command '%s'; expected list or test", strings.Join(args, " ")))
 }
@@ -98,7 +99,7 @@ func orAll(m string) string {
 }
 
 // testHooks runs one event's hooks with its sample input.
-func testHooks(p proc, args, names []string, wd string, hs []hooks.Hook) int {
+func testHooks(p proc, args, names []string, home, wd string, hs []hooks.Hook) int {
 	var event, matcher string
 	var matcherSet bool
 	for i := 0; i < len(args); i++ {
@@ -124,7 +125,7 @@ func testHooks(p proc, args, names []string, wd string, hs []hooks.Hook) int {
 	if !matcherSet {
 		matcher = sampleMatcher
 	}
-	e := hooks.New(hooks.Options{Hooks: hs, SessionID: "session_hooks_test", Cwd: wd, Trusted: session.Trusted(wd),
+	e := hooks.New(hooks.Options{Hooks: hs, SessionID: "session_hooks_test", Cwd: wd, Trusted: session.Trusted(osenv.LocalFS{}, home, wd),
 		Env: osenv.NewLocal(osenv.LocalOptions{Cwd: wd})})
 	defer e.Close(context.Background())
 	results := e.Trigger(context.Background(), hooks.Event(event), matcher, input)

@@ -103,7 +103,7 @@ func (c mcpCommand) scopes() map[string]string {
 // its status; get shows one in detail.
 func (c mcpCommand) list(name string) int {
 	servers, err := mcp.Load(osenv.LocalFS{}, mcp.LoadOptions{DataHome: c.home, WorkDir: c.workDir,
-		Trusted: session.Trusted(c.workDir)})
+		Trusted: session.Trusted(osenv.LocalFS{}, c.home, c.workDir)})
 	if err != nil {
 		return fail(c.p, err)
 	}
@@ -338,7 +338,7 @@ func (c mcpCommand) add(args []string) int {
 		return fail(c.p, err)
 	}
 	fmt.Fprintf(c.p.stdout, "Added %s MCP server %s to %s\n", transport, name, file)
-	if scope != "user" && !session.Trusted(c.workDir) {
+	if scope != "user" && !session.Trusted(osenv.LocalFS{}, c.home, c.workDir) {
 		fmt.Fprintf(c.p.stderr, "Warning: servers of %s start only in a trusted workspace, and this one is not trusted.\n", file)
 	}
 	return exitOK

@@ -24,20 +24,6 @@ func bgArgs(t *testing.T, command, desc string) string {
 	return string(b)
 }
 
-// jsonLines decodes stream-json stdout.
-func jsonLines(t *testing.T, stdout string) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for line := range strings.SplitSeq(strings.TrimSuffix(stdout, "\n"), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("stdout line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 // lineTypes are the lines' "type" (meta lines) or "role".
 func lineTypes(lines []map[string]any) []string {
 	var out []string
