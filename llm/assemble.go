@@ -6,7 +6,7 @@ import (
 )
 
 // assembler merges streamed parts into a message (spec 01 §2.2 steps 6–9,
-// merge table §2.3). Text, thinking and tool arguments accumulate in pages
+// merge table §2.3). Text, thinking and tool arguments accumulate in a text
 // and are joined once at the end, so a response costs time and memory
 // linear in its size however small its deltas are: a 2 MiB argument text
 // in 16-byte deltas allocates about twice its size, where appending to a
@@ -30,21 +30,31 @@ type pendingPart struct {
 }
 
 // text is an append-only string of one or more pieces. One piece is kept
-// as it is; from the second on they are copied into pages that grow with
-// the text up to pageMax, and String joins the pages once.
+// as it is. From the second on, small pieces are copied into pages that
+// grow with the text up to pageMax, and pieces of keepMin bytes or more
+// are kept as they are (providers hand out deltas that arrived together as
+// one piece, so these are common); String joins everything once.
 type text struct {
-	first string   // the only piece, until a second arrives
-	multi bool     // pieces are in pages and cur
-	pages [][]byte // full pages, in order
-	cur   []byte   // the page being filled
-	n     int      // bytes in pages and cur
+	first string    // the only piece, until a second arrives
+	multi bool      // pieces are in segs and cur
+	segs  []segment // pieces and full pages, in order
+	cur   []byte    // the page being filled
+	n     int       // bytes in segs and cur
+}
+
+// segment is a kept piece (s) or a page, or the part of one, that later
+// pieces never touch (b).
+type segment struct {
+	s string
+	b []byte
 }
 
 // Page sizes: each new page is as large as the text so far, within these
-// bounds.
+// bounds. A piece of keepMin bytes or more is kept, not copied.
 const (
 	pageMin = 256
 	pageMax = 64 << 10
+	keepMin = 1 << 10
 )
 
 func (t *text) reset(s string) { *t = text{first: s} }
@@ -59,17 +69,32 @@ func (t *text) add(s string) {
 			return
 		}
 		t.multi = true
-		t.write(t.first)
+		t.put(t.first)
 		t.first = ""
 	}
-	t.write(s)
+	t.put(s)
+}
+
+func (t *text) put(s string) {
+	if len(s) < keepMin {
+		t.write(s)
+		return
+	}
+	if len(t.cur) > 0 {
+		// The filled part of the page is sealed; the pieces after s go
+		// into the rest of it.
+		t.segs = append(t.segs, segment{b: t.cur[:len(t.cur):len(t.cur)]})
+		t.cur = t.cur[len(t.cur):]
+	}
+	t.segs = append(t.segs, segment{s: s})
+	t.n += len(s)
 }
 
 func (t *text) write(s string) {
 	for s != "" {
 		if len(t.cur) == cap(t.cur) {
-			if t.cur != nil {
-				t.pages = append(t.pages, t.cur)
+			if len(t.cur) > 0 {
+				t.segs = append(t.segs, segment{b: t.cur})
 			}
 			t.cur = make([]byte, 0, min(max(t.n, len(s), pageMin), pageMax))
 		}
@@ -88,8 +113,9 @@ func (t *text) String() string {
 	}
 	var b strings.Builder
 	b.Grow(t.n)
-	for _, p := range t.pages {
-		b.Write(p)
+	for _, sg := range t.segs {
+		b.WriteString(sg.s)
+		b.Write(sg.b)
 	}
 	b.Write(t.cur)
 	return b.String()

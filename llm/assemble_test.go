@@ -91,7 +91,8 @@ func referenceMerge(parts []llm.StreamPart) llm.Message {
 // fuzzParts turns bytes into a stream: each byte picks a part kind and an
 // index, and the next byte a short piece of text.
 func fuzzParts(data []byte) []llm.StreamPart {
-	pieces := []string{"", "a", "bc", "{\"k\":", "1}", "é", strings.Repeat("x", 300)}
+	pieces := []string{"", "a", "bc", "{\"k\":", "1}", "é", strings.Repeat("x", 300), strings.Repeat("y", 1500),
+		strings.Repeat("z", 70<<10)}
 	ids := []string{"a", "b", "a_2", ""}
 	var parts []llm.StreamPart
 	for i := 0; i+1 < len(data); i += 2 {
@@ -195,5 +196,30 @@ func TestMergePartsIsLinear(t *testing.T) {
 	got := after.TotalAlloc - before.TotalAlloc
 	if limit := uint64(3 * (len(arg) + len(text))); got > limit {
 		t.Errorf("MergeParts allocated %d bytes for %d bytes of deltas; want at most %d", got, len(arg)+len(text), limit)
+	}
+}
+
+// TestMergePartsKeepsLargePieces: pieces of a kilobyte or more (deltas a
+// provider handed out together) are kept, not copied, so the argument text
+// is allocated once, by the final join.
+func TestMergePartsKeepsLargePieces(t *testing.T) {
+	const size, piece = 2 << 20, 5000
+	arg := strings.Repeat(`{"k":"0123456789"}`, size/18)
+	parts := []llm.StreamPart{header("c", "Write", "", 0, true)}
+	for i := 0; i < len(arg); i += piece {
+		parts = append(parts, argPart(arg[i:min(i+piece, len(arg))], 0, true), argPart("", 0, true), argPart("x", 0, true))
+	}
+	want := llm.MergeParts(parts).ToolCalls[0].Arguments
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	msg := llm.MergeParts(parts)
+	runtime.ReadMemStats(&after)
+	if got := msg.ToolCalls[0].Arguments; got != want || len(got) != len(arg)+(len(arg)+piece-1)/piece {
+		t.Fatalf("assembled %d bytes of arguments", len(got))
+	}
+	got := after.TotalAlloc - before.TotalAlloc
+	if limit := uint64(len(arg) + len(arg)/8); got > limit {
+		t.Errorf("MergeParts allocated %d bytes for %d bytes of arguments in %d-byte pieces; want at most %d",
+			got, len(arg), piece, limit)
 	}
 }

@@ -12,10 +12,11 @@
 // Invariants, and the tests that guard them:
 //   - Generate merges streamed parts by the table of spec 01 §2.3 and never
 //     returns partial content after a cancel (generate_test.go, S-G1..S-G7);
-//     the assembly is linear in the response however small its deltas
+//     the assembly is linear in the response however small its deltas,
+//     and keeps pieces of a kilobyte or more without copying them
 //     (assemble.go; assemble_test.go FuzzMergeParts against the plain
-//     merge, TestMergePartsIsLinear; BenchmarkGenerateLargeToolArgs in both
-//     wires).
+//     merge, TestMergePartsIsLinear, TestMergePartsKeepsLargePieces;
+//     BenchmarkGenerateLargeToolArgs in both wires).
 //   - Tool-call ids are unique within a response: a repeated id gets a
 //     fresh one on receipt, before any callback sees the call
 //     (assemble_test.go TestRepeatedToolCallIDsGetFreshIDs).

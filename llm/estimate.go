@@ -120,31 +120,3 @@ func estimateQuoted(s string) int {
 	}
 	return (ascii+3)/4 + other
 }
-
-// BodySizeHint is a little more than the bytes of text a request carries
-// (system prompt, message text, thinking, media URLs, tool calls and tool
-// definitions). Providers size their body buffer with it, so that encoding
-// a long conversation allocates the body about once instead of doubling
-// its buffer several times on the way.
-func BodySizeHint(req *Request) int {
-	n := len(req.System)
-	for _, t := range req.Tools {
-		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
-	}
-	for _, m := range req.Messages {
-		n += 64 + len(m.Name) + len(m.ToolCallID)
-		for _, p := range m.Content {
-			n += 32 + len(p.Text) + len(p.Think) + len(p.Encrypted)
-			if p.Media != nil {
-				n += len(p.Media.URL) + len(p.Media.ID)
-			}
-		}
-		for _, tc := range m.ToolCalls {
-			n += 64 + len(tc.ID) + len(tc.Name) + len(tc.Arguments) + len(tc.Extras)
-		}
-		for _, t := range m.Tools {
-			n += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
-		}
-	}
-	return n + n/16 + 4<<10 // escapes and the request's own fields
-}

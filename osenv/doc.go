@@ -12,6 +12,9 @@
 //     Home, TempDir, PathClass/Normpath, the Shell, and Exec, which starts
 //     a process as the leader of its own process group and returns a
 //     Process whose Kill signals the whole group;
+//   - Starter (starter.go), the seam through which a caller has another
+//     party start the process (Cmd.Starter; package sandbox starts it in
+//     a sandbox) while Exec keeps the pipes, the group kill and the wait;
 //   - Local, the Env of this machine (local.go, process_local.go), which
 //     snapshots the process environment once and never reads or changes
 //     process-global state afterwards;
@@ -36,7 +39,13 @@
 //     refused (TestLockOwnedNamesTheHolder).
 //   - Killing a Process reaches every process of its group, and its pipes
 //     reach EOF once the group is gone (local_test.go
-//     TestLocalKillReachesTheGroup).
+//     TestLocalKillReachesTheGroup), with a Starter too (starter_test.go
+//     TestLocalExecWithStarter; package sandbox's server_test.go runs it
+//     with sandboxed processes).
+//   - With a Starter, Exec looks a bare name up and feeds Stdin itself; a
+//     Starter's error is Exec's, and a Leader whose end cannot be known
+//     makes Wait fail naming the program
+//     (TestLocalExecWithStarterFailures).
 //   - The streaming readers agree with a naive split on random files and
 //     keep memory bounded by the chunk and line limits (textfile_test.go).
 //   - WriteFileAtomic never leaves a partial or temporary file behind

@@ -75,6 +75,10 @@ type Cmd struct {
 	// microseconds apart may be read in either order). Process.Stderr is
 	// then empty.
 	CombinedOutput bool
+	// Starter, when set, starts the process in place of this machine's
+	// fork and exec, e.g. inside a sandbox (package sandbox). The Process
+	// Exec returns behaves the same either way.
+	Starter Starter
 }
 
 // Process is a started process. Its pipes must be read concurrently with

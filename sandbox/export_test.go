@@ -23,3 +23,15 @@ func Unwire() (restore func()) {
 
 // TrampolineArg is the hidden argument that starts the trampoline.
 const TrampolineArg = trampolineArg
+
+// ServerArg is the hidden argument that starts a server.
+const ServerArg = serverArg
+
+// ProbeAgain runs Probe's check once more, without keeping the answer.
+func ProbeAgain() Status {
+	st, _ := probe()
+	return st
+}
+
+// ServerPIDs lists the pids of s's servers that run, replaced ones too.
+func ServerPIDs(s *Sandbox) []int { return serverPIDs(s) }

@@ -47,7 +47,7 @@ func newWorkspace(t *testing.T) workspace {
 	return w
 }
 
-func runFSCases(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, dir string, cases []fsCase) {
+func runFSCases(t *testing.T, sb *sut, p sandbox.Policy, dir string, cases []fsCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,11 +73,11 @@ const (
 )
 
 func TestWorkspaceWriteFileSystem(t *testing.T) {
-	forEachNamespaceMethod(t, testWorkspaceWriteFileSystem)
+	forEachSetup(t, testWorkspaceWriteFileSystem)
 }
 
-func testWorkspaceWriteFileSystem(t *testing.T, opts sandbox.Options) {
-	sb := newSandbox(t, opts)
+func testWorkspaceWriteFileSystem(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
@@ -206,13 +206,14 @@ func TestMountsStayInsideUnderSharedPropagation(t *testing.T) {
 }
 
 func TestWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry(t *testing.T) {
-	forEachNamespaceMethod(t, testWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry)
+	forEachSetup(t, testWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry)
 }
 
-func testWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry(t *testing.T, opts sandbox.Options) {
+func testWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry(t *testing.T, s setup) {
 	// The trampoline starts in the hooks directory, which it then mounts
-	// over: relative writes must still meet the read-only mount.
-	sb := newSandbox(t, opts)
+	// over (a server's command starts there after the mount): relative
+	// writes must still meet the read-only mount.
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
@@ -227,7 +228,11 @@ func testWorkspaceWriteWorkingDirectoryInsideReadOnlyEntry(t *testing.T, opts sa
 }
 
 func TestWorkspaceWriteGitFileAndExtraDirs(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	forEachLauncher(t, sandbox.Options{}, testWorkspaceWriteGitFileAndExtraDirs)
+}
+
+func testWorkspaceWriteGitFileAndExtraDirs(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	extra := t.TempDir()
 	extra, _ = filepath.EvalSymlinks(extra)
@@ -262,7 +267,11 @@ func TestWorkspaceWriteGitFileAndExtraDirs(t *testing.T) {
 }
 
 func TestReadOnly(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	forEachLauncher(t, sandbox.Options{}, testReadOnly)
+}
+
+func testReadOnly(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeReadOnly, WorkDir: w.work, Network: true}
 	requireSandbox(t, sb, p)
@@ -287,7 +296,7 @@ func TestReadOnly(t *testing.T) {
 }
 
 func TestOffIsNoSandbox(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	sb := newSandbox(t, setup{})
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeOff}
 	cmd, err := sb.Command(p, "bash", "-c", "echo x > "+q(filepath.Join(w.outside, "off"))+" && echo y > .git/hooks/off")
@@ -296,6 +305,10 @@ func TestOffIsNoSandbox(t *testing.T) {
 	}
 	if len(cmd.Args) != 3 || cmd.Args[0] != "bash" || cmd.SysProcAttr != nil {
 		t.Errorf("off changed the command: %q %+v", cmd.Args, cmd.SysProcAttr)
+	}
+	// Through osenv, off is no Starter: osenv starts the process itself.
+	if st, err := sb.Starter(p); st != nil || err != nil {
+		t.Errorf("Starter(off) = %v, %v; want nil, nil", st, err)
 	}
 	cmd.Dir = w.work
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -309,14 +322,14 @@ func TestOffIsNoSandbox(t *testing.T) {
 }
 
 func TestNoCapabilitiesNoDevicesNoTerminal(t *testing.T) {
-	forEachNamespaceMethod(t, testNoCapabilitiesNoDevicesNoTerminal)
+	forEachSetup(t, testNoCapabilitiesNoDevicesNoTerminal)
 }
 
-func testNoCapabilitiesNoDevicesNoTerminal(t *testing.T, opts sandbox.Options) {
+func testNoCapabilitiesNoDevicesNoTerminal(t *testing.T, s setup) {
 	// Whatever the caller's privileges and whichever namespaces the
 	// policy needs, the command starts with no capability, cannot make
 	// device nodes and cannot open a terminal; the bit buckets work.
-	sb := newSandbox(t, opts)
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	for _, p := range []sandbox.Policy{
 		{Mode: sandbox.ModeReadOnly, Network: true}, // Landlock alone: no namespace
@@ -342,7 +355,11 @@ func testNoCapabilitiesNoDevicesNoTerminal(t *testing.T, opts sandbox.Options) {
 }
 
 func TestSignalsStayInside(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	forEachLauncher(t, sandbox.Options{}, testSignalsStayInside)
+}
+
+func testSignalsStayInside(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
@@ -356,5 +373,29 @@ func TestSignalsStayInside(t *testing.T) {
 	// Its own children are inside: bash may signal them.
 	if r := bash(t, sb, p, w.work, "sleep 10 & kill $! && wait $!; test $? = 143"); r.code != 0 {
 		t.Errorf("signal to its own child: exit %d, %s", r.code, r.out)
+	}
+}
+
+func TestPlantedGitLinkMakesNothingOutside(t *testing.T) {
+	forEachLauncher(t, sandbox.Options{}, testPlantedGitLinkMakesNothingOutside)
+}
+
+func testPlantedGitLinkMakesNothingOutside(t *testing.T, s setup) {
+	// A command makes .git a link to a directory outside; setting the next
+	// command up must not create .git/hooks there (as root, it could).
+	sb := newSandbox(t, s)
+	w := workspace{work: t.TempDir(), outside: t.TempDir()}
+	w.work, _ = filepath.EvalSymlinks(w.work)
+	w.outside, _ = filepath.EvalSymlinks(w.outside)
+	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
+	requireSandbox(t, sb, p)
+	if r := bash(t, sb, p, w.work, "ln -s "+q(w.outside)+" .git"); r.code != 0 {
+		t.Fatalf("plant the link: %+v", r)
+	}
+	if r := bash(t, sb, p, w.work, "true"); r.code != 0 {
+		t.Fatalf("the next command: %+v", r)
+	}
+	if exists(filepath.Join(w.outside, "hooks")) {
+		t.Errorf("the sandbox made %s/hooks through the planted .git link", w.outside)
 	}
 }

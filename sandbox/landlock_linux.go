@@ -131,6 +131,14 @@ func restrictThisThread(sp spec) error {
 		return errors.New("this kernel has no Landlock, so the rules cannot be enforced")
 	}
 	defer unix.Close(fd)
+	return restrictThread(fd, flags)
+}
+
+// restrictThread puts the calling thread into a new Landlock domain made
+// from the ruleset fd and drops every capability, with no_new_privs set
+// first so that no program it executes gains any back. The caller holds
+// the thread locked and never unlocks it.
+func restrictThread(fd int, flags uint32) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}

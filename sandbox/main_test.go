@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/sandbox"
 )
 
@@ -39,6 +41,9 @@ func TestMain(m *testing.M) {
 //	nonroot DIR     (as another user) run the workspace-write checks in DIR
 //	leakcheck DIR   run a workspace-write command in DIR, then look for
 //	                its mounts in this process's mount namespace
+//	serve           listen on 127.0.0.1, print "ADDR PID", serve greetings
+//	kimigo DIR METHOD  play kimigo: start sandboxed commands in DIR through
+//	                a server, print every pid involved, then wait for stdin
 func runHelper(args []string) int {
 	if len(args) == 0 {
 		fmt.Println("helper: no action")
@@ -68,6 +73,10 @@ func runHelper(args []string) int {
 		return nonRootChecks(args[1])
 	case "leakcheck":
 		err = leakCheck(args[1])
+	case "serve":
+		return serve()
+	case "kimigo":
+		return playKimigo(args[1], args[2])
 	default:
 		err = fmt.Errorf("unknown action %q", args[0])
 	}
@@ -142,16 +151,29 @@ func serveGreeting(ln net.Listener) {
 }
 
 // nonRootChecks runs as an unprivileged user: the namespaces must work
-// without root, with the same protections.
+// without root, with the same protections, through either launcher.
 func nonRootChecks(work string) int {
-	sb := sandbox.New(sandbox.Options{})
+	for _, via := range launchers {
+		if err := nonRootCheck(via, work); err != nil {
+			fmt.Printf("%s: %v\n", via, err)
+			return 1
+		}
+	}
+	fmt.Println("ok")
+	return 0
+}
+
+func nonRootCheck(via launcher, work string) error {
+	sb := &sut{sandbox.New(sandbox.Options{}), via}
 	defer sb.Close()
 	st := sb.Status()
-	if err := st.Check(sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}); err != nil {
-		fmt.Printf("status %v: %v\n", st, err)
-		return 1
-	}
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
+	if err := st.Check(p); err != nil {
+		return fmt.Errorf("status %v: %w", st, err)
+	}
+	if st.NamespaceMethod != sandbox.NamespaceUser {
+		return fmt.Errorf("an unprivileged user gets namespaces by %s, want %s", st.NamespaceMethod, sandbox.NamespaceUser)
+	}
 	for _, c := range []struct {
 		script string
 		ok     bool
@@ -165,31 +187,37 @@ func nonRootChecks(work string) int {
 		{"grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status", true}, // no capability left
 		{"echo x > /proc/self/root/tmp/kimigo-nonroot-escape", false},
 	} {
-		cmd, err := sb.Command(p, "bash", "-c", c.script)
+		r, err := execute(sb, p, work, "bash", "-c", c.script)
 		if err != nil {
-			fmt.Println(err)
-			return 1
+			return err
 		}
-		cmd.Dir = work
-		out, err := cmd.CombinedOutput()
-		if (err == nil) != c.ok {
-			fmt.Printf("%q: err=%v ok=%v output=%s\n", c.script, err, c.ok, out)
-			return 1
+		if (r.code == 0) != c.ok {
+			return fmt.Errorf("%q: exit %d, want success %v; output %s", c.script, r.code, c.ok, r.out)
 		}
 	}
-	fmt.Println("ok")
-	return 0
+	return nil
 }
 
 func leakCheck(work string) error {
-	sb := sandbox.New(sandbox.Options{})
+	for _, via := range launchers {
+		if err := leakCheckVia(via, work); err != nil {
+			return fmt.Errorf("%s: %w", via, err)
+		}
+	}
+	return nil
+}
+
+// leakCheckVia runs a workspace-write command and looks for its mounts
+// here while its sandbox (a server's namespace, via a server) still lives.
+func leakCheckVia(via launcher, work string) error {
+	sb := &sut{sandbox.New(sandbox.Options{}), via}
 	defer sb.Close()
-	cmd, err := sb.Command(sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}, "true")
+	r, err := execute(sb, sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}, work, "true")
 	if err != nil {
 		return err
 	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %s", err, out)
+	if r.code != 0 {
+		return fmt.Errorf("exit %d: %s", r.code, r.out)
 	}
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
@@ -198,7 +226,60 @@ func leakCheck(work string) error {
 	if strings.Contains(string(mounts), work) {
 		return fmt.Errorf("the sandbox's mounts show outside it:\n%s", mounts)
 	}
-	return nil
+	return sb.Close()
+}
+
+// playKimigo is the helper action "kimigo": with the namespace method
+// named (or the system's own), it starts a foreground
+// command that leaves a grandchild in its group and a daemon outside it,
+// and a second command as a background task would, prints every pid
+// (the server's first) and its temporary directory, and waits for its
+// standard input to end.
+func playKimigo(work, method string) int {
+	opts := sandbox.Options{}
+	if method == string(sandbox.NamespaceUser) {
+		opts = sandbox.WithUserNamespace(opts)
+	}
+	sb := sandbox.New(opts)
+	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: work}
+	fg, err := startIn(sb, p, work, osenv.Cmd{Args: []string{"bash", "-c",
+		`sleep 300 & a=$!; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo "$$ $a $!"; wait`}})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	line, err := bufio.NewReader(fg.Stdout()).ReadString('\n')
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	bg, err := startIn(sb, p, work, osenv.Cmd{Args: []string{"sleep", "300"}})
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	temp, err := sb.TempDir()
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println(strings.Trim(fmt.Sprint(sandbox.ServerPIDs(sb)), "[]"), strings.TrimSpace(line), bg.Pid(), temp)
+	_, _ = io.Copy(io.Discard, os.Stdin) // until the test kills this process
+	return 0
+}
+
+// serve is the helper action "serve": it listens on the loopback, prints
+// its address and pid, and serves greetings until killed.
+func serve() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println(ln.Addr(), os.Getpid())
+	_ = os.Stdout.Close() // the reader has its line
+	serveGreeting(ln)
+	return 0
 }
 
 // helperCmd is argv for running a helper action.
@@ -224,13 +305,39 @@ type result struct {
 	code int
 }
 
-// run runs argv under p in dir and returns its combined output and exit
-// status.
-func run(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, dir string, argv ...string) result {
+// run runs argv under p in dir, the way sb's test starts commands, and
+// returns its combined output and exit status.
+func run(t *testing.T, sb *sut, p sandbox.Policy, dir string, argv ...string) result {
 	t.Helper()
+	r, err := execute(sb, p, dir, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// execute runs argv under p in dir and returns its combined output and
+// exit status; an error means it could not be run (or waited for) at all.
+func execute(sb *sut, p sandbox.Policy, dir string, argv ...string) (result, error) {
+	if sb.via == viaServer {
+		proc, err := startIn(sb.Sandbox, p, dir, osenv.Cmd{Args: argv, CombinedOutput: true})
+		if err != nil {
+			return result{}, fmt.Errorf("start %q under %s: %w", argv, p.Mode, err)
+		}
+		defer proc.Close()
+		out, err := io.ReadAll(proc.Stdout())
+		if err != nil {
+			return result{}, fmt.Errorf("read the output of %q: %w", argv, err)
+		}
+		if err := proc.Wait(); err != nil {
+			return result{}, fmt.Errorf("wait for %q under %s: %w", argv, p.Mode, err)
+		}
+		code, _ := proc.ExitCode()
+		return result{string(out), code}, nil
+	}
 	cmd, err := sb.Command(p, argv...)
 	if err != nil {
-		t.Fatalf("Command(%s, %q): %v", p.Mode, argv, err)
+		return result{}, fmt.Errorf("Command(%s, %q): %w", p.Mode, argv, err)
 	}
 	cmd.Dir = dir
 	cmd.Env = helperEnv()
@@ -238,23 +345,39 @@ func run(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, dir string, argv .
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
-		return result{string(out), 0}
+		return result{string(out), 0}, nil
 	case errors.As(err, &ee):
-		return result{string(out), ee.ExitCode()}
+		return result{string(out), ee.ExitCode()}, nil
 	}
-	t.Fatalf("run %q under %s: %v", argv, p.Mode, err)
-	return result{}
+	return result{}, fmt.Errorf("run %q under %s: %w", argv, p.Mode, err)
+}
+
+// runStarted runs argv under p in dir through sb's server.
+func runStarted(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, dir string, argv ...string) result {
+	t.Helper()
+	return run(t, &sut{sb, viaServer}, p, dir, argv...)
+}
+
+// startIn starts c under p in dir through sb's server, with the test's
+// environment.
+func startIn(sb *sandbox.Sandbox, p sandbox.Policy, dir string, c osenv.Cmd) (osenv.Process, error) {
+	st, err := sb.Starter(p)
+	if err != nil {
+		return nil, err
+	}
+	c.Starter = st
+	return osenv.NewLocal(osenv.LocalOptions{Cwd: dir, Environ: helperEnv()}).Exec(c)
 }
 
 // bash runs a bash script under p in dir.
-func bash(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, dir, script string) result {
+func bash(t *testing.T, sb *sut, p sandbox.Policy, dir, script string) result {
 	t.Helper()
 	return run(t, sb, p, dir, "bash", "-c", script)
 }
 
 // requireSandbox skips the test where this system cannot enforce p, with
 // the reason; everywhere else (CI here has Landlock) it runs.
-func requireSandbox(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy) {
+func requireSandbox(t *testing.T, sb interface{ Status() sandbox.Status }, p sandbox.Policy) {
 	t.Helper()
 	if err := sb.Status().Check(p); err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
@@ -264,32 +387,79 @@ func requireSandbox(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy) {
 	}
 }
 
-// forEachNamespaceMethod runs f once per way this system makes the
-// namespaces: for root both its own unshare and the user namespace
-// everybody else gets; else the one there is (or once, to skip).
-func forEachNamespaceMethod(t *testing.T, f func(t *testing.T, opts sandbox.Options)) {
-	t.Helper()
+// launcher is how a test starts sandboxed commands.
+type launcher string
+
+const (
+	// viaTrampoline: exec.Cmd rewritten by Apply, one trampoline each.
+	viaTrampoline launcher = "trampoline"
+	// viaServer: osenv with the Starter, through the policy's server.
+	viaServer launcher = "server"
+)
+
+var launchers = []launcher{viaTrampoline, viaServer}
+
+// setup is one way of sandboxing that a test runs under.
+type setup struct {
+	opts sandbox.Options
+	via  launcher
+}
+
+// sut is the sandbox under test and the way its test starts commands.
+type sut struct {
+	*sandbox.Sandbox
+	via launcher
+}
+
+// method is a way of making the namespaces, as Options select it.
+type method struct {
+	name string
+	opts sandbox.Options
+}
+
+// namespaceMethods are the ways this system makes the namespaces: for
+// root both its own unshare and the user namespace everybody else gets;
+// else the one there is (or none, named so).
+func namespaceMethods() []method {
 	st := sandbox.Probe()
 	if !st.Namespaces {
-		f(t, sandbox.Options{})
-		return
+		return []method{{"no-namespaces", sandbox.Options{}}}
 	}
-	t.Run(string(st.NamespaceMethod), func(t *testing.T) { f(t, sandbox.Options{}) })
+	ms := []method{{string(st.NamespaceMethod), sandbox.Options{}}}
 	if st.NamespaceMethod != sandbox.NamespaceUser {
-		t.Run(string(sandbox.NamespaceUser), func(t *testing.T) { f(t, sandbox.WithUserNamespace(sandbox.Options{})) })
+		ms = append(ms, method{string(sandbox.NamespaceUser), sandbox.WithUserNamespace(sandbox.Options{})})
+	}
+	return ms
+}
+
+// forEachSetup runs f once per namespace method and launcher.
+func forEachSetup(t *testing.T, f func(t *testing.T, s setup)) {
+	t.Helper()
+	for _, m := range namespaceMethods() {
+		for _, via := range launchers {
+			t.Run(m.name+"/"+string(via), func(t *testing.T) { f(t, setup{m.opts, via}) })
+		}
+	}
+}
+
+// forEachLauncher runs f once per launcher, with opts.
+func forEachLauncher(t *testing.T, opts sandbox.Options, f func(t *testing.T, s setup)) {
+	t.Helper()
+	for _, via := range launchers {
+		t.Run(string(via), func(t *testing.T) { f(t, setup{opts, via}) })
 	}
 }
 
 // newSandbox is a Sandbox closed with the test.
-func newSandbox(t *testing.T, opts sandbox.Options) *sandbox.Sandbox {
+func newSandbox(t *testing.T, s setup) *sut {
 	t.Helper()
-	sb := sandbox.New(opts)
+	sb := sandbox.New(s.opts)
 	t.Cleanup(func() {
 		if err := sb.Close(); err != nil {
 			t.Error(err)
 		}
 	})
-	return sb
+	return &sut{sb, s.via}
 }
 
 // gitRepo makes dir a git repository with one commit.

@@ -126,11 +126,11 @@ func direct(argv []string) result {
 }
 
 func TestNetwork(t *testing.T) {
-	forEachNamespaceMethod(t, testNetwork)
+	forEachSetup(t, testNetwork)
 }
 
-func testNetwork(t *testing.T, opts sandbox.Options) {
-	sb := newSandbox(t, opts)
+func testNetwork(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	off := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	on := off
@@ -191,7 +191,11 @@ func testNetwork(t *testing.T, opts sandbox.Options) {
 func TestNetworkLandlockFallback(t *testing.T) {
 	// Where namespaces are refused, Landlock's port rules keep TCP off;
 	// UDP only from Landlock ABI 10, as Status says.
-	sb := newSandbox(t, sandbox.WithoutNamespaces(sandbox.Options{}))
+	forEachLauncher(t, sandbox.WithoutNamespaces(sandbox.Options{}), testNetworkLandlockFallback)
+}
+
+func testNetworkLandlockFallback(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeReadOnly}
 	requireSandbox(t, sb, p)
@@ -217,7 +221,11 @@ func TestNetworkLandlockFallback(t *testing.T) {
 	}
 	// Workspace-write needs a mount namespace for its read-only entries:
 	// without one it is unavailable, never silently weaker.
-	_, err := sb.Command(sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}, "true")
+	ww := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
+	_, err := sb.Command(ww, "true")
+	if s.via == viaServer {
+		_, err = sb.Starter(ww)
+	}
 	if !errors.Is(err, sandbox.ErrUnavailable) || !strings.Contains(err.Error(), ".git/hooks") {
 		t.Errorf("workspace-write without namespaces: %v; want ErrUnavailable naming .git/hooks", err)
 	}

@@ -61,7 +61,7 @@ type Policy struct {
 	// .git file, and KimigoDir in every writable dir). An absolute entry
 	// names one path; a relative one is tried in every writable dir. An
 	// entry ending in "/" is a directory that is created empty when it is
-	// missing; other missing entries are skipped.
+	// missing inside a writable dir; other missing entries are skipped.
 	ReadOnly []string
 	// Network allows network access. Without it a command reaches no
 	// other host and no listener outside the sandbox.

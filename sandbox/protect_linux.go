@@ -62,31 +62,45 @@ func protectEntries(sp spec) []protectEntry {
 }
 
 // planMounts resolves sp's read-only entries and returns the bind mounts
-// that protect them, parents first. A missing directory entry whose
-// parent exists is created empty first, so that it can be protected too;
-// other missing entries are skipped. Entries that resolve outside every
-// writable dir need no mount: Landlock keeps them read-only already.
-func planMounts(sp spec) ([]bindMount, error) {
+// that protect them, parents first, and the entries it skipped because
+// they do not exist. A missing directory entry whose parent exists is
+// created empty first, so that it can be protected too. Entries that
+// resolve outside every writable dir need no mount: Landlock keeps them
+// read-only already.
+func planMounts(sp spec) (ms []bindMount, missing []string, err error) {
 	byPath := map[string]bool{} // path → read-only (else pinned)
 	for _, e := range protectEntries(sp) {
 		if _, err := os.Lstat(e.path); errors.Is(err, fs.ErrNotExist) {
 			if !e.dir {
+				missing = append(missing, e.path)
 				continue
 			}
-			if fi, err := os.Stat(filepath.Dir(e.path)); err != nil || !fi.IsDir() {
+			// The parent may be a link a command planted (.git -> /etc):
+			// make nothing outside the writable dirs.
+			parent, err := filepath.EvalSymlinks(filepath.Dir(e.path))
+			if err != nil {
+				missing = append(missing, e.path)
 				continue
 			}
-			if err := os.Mkdir(e.path, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return nil, fmt.Errorf("create %s to keep it read-only: %w", e.path, err)
+			if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+				missing = append(missing, e.path)
+				continue
+			}
+			if _, ok := topmostRoot(sp.Write, parent); !ok {
+				missing = append(missing, e.path)
+				continue
+			}
+			if err := os.Mkdir(filepath.Join(parent, filepath.Base(e.path)), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return nil, nil, fmt.Errorf("create %s to keep it read-only: %w", e.path, err)
 			}
 		} else if err != nil {
-			return nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
+			return nil, nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
 		}
 		// A link that leads nowhere could lead into a writable dir later:
 		// refuse rather than guess.
 		resolved, err := filepath.EvalSymlinks(e.path)
 		if err != nil {
-			return nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
+			return nil, nil, fmt.Errorf("keep %s read-only: %w", e.path, err)
 		}
 		top, ok := topmostRoot(sp.Write, resolved)
 		if !ok {
@@ -111,7 +125,7 @@ func planMounts(sp spec) ([]bindMount, error) {
 		}
 		return strings.Compare(a.path, b.path)
 	})
-	return out, nil
+	return out, missing, nil
 }
 
 // topmostRoot is the outermost writable dir holding p.

@@ -24,14 +24,19 @@ type Options struct {
 
 // Sandbox runs commands under policies. It owns one private temporary
 // directory, made on first use and removed by Close, which every
-// sandboxed command may write to and finds in TMPDIR. One Sandbox serves
-// a session; its methods are safe for concurrent use.
+// sandboxed command may write to and finds in TMPDIR, and a server per
+// policy, started by the policy's first command (Start) and ended by
+// Close. One Sandbox serves a session; its methods are safe for
+// concurrent use.
 type Sandbox struct {
 	opts Options
 
-	mu     sync.Mutex
-	temp   string // guarded by mu; "" until first use
-	closed bool   // guarded by mu
+	mu      sync.Mutex
+	temp    string             // guarded by mu; "" until first use
+	closed  bool               // guarded by mu
+	servers map[string]*server // guarded by mu; by spec.key, one per policy
+	retired []*server          // guarded by mu; replaced servers, kept until Close
+	thread  *lockedThread      // guarded by mu; starts the servers, nil until the first
 }
 
 // New returns a Sandbox. It does no work until a command is sandboxed.
@@ -85,18 +90,23 @@ func (s *Sandbox) TempDir() (string, error) {
 	return d, nil
 }
 
-// Close removes the private temporary directory. Commands still running
-// lose it; call Close after they ended.
+// Close ends the sandbox servers, with every command still running in
+// them and whatever those left in the background, then removes the
+// private temporary directory. Commands started through Apply lose the
+// directory; call Close after they ended.
 func (s *Sandbox) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.closed = true
+	s.mu.Unlock()
+	err := s.stopServers()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.temp == "" {
-		return nil
+		return err
 	}
 	d := s.temp
 	s.temp = ""
-	if err := os.RemoveAll(d); err != nil {
+	if rerr := os.RemoveAll(d); rerr != nil {
 		// Commands may leave read-only directories behind (Go's module
 		// cache does); make them writable and try once more.
 		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
@@ -105,9 +115,9 @@ func (s *Sandbox) Close() error {
 			}
 			return nil
 		})
-		if err := os.RemoveAll(d); err != nil {
-			return fmt.Errorf("sandbox: remove the private temporary directory: %w", err)
+		if rerr := os.RemoveAll(d); rerr != nil {
+			return errors.Join(err, fmt.Errorf("sandbox: remove the private temporary directory: %w", rerr))
 		}
 	}
-	return nil
+	return err
 }

@@ -41,32 +41,11 @@ func (s *Sandbox) Apply(cmd *exec.Cmd, p Policy) error {
 	if len(cmd.Args) > 1 && cmd.Args[1] == trampolineArg {
 		return fmt.Errorf("sandbox %s: the command is already sandboxed", p.Mode)
 	}
-	if !wired.Load() {
-		return fmt.Errorf("sandbox %s: this program does not call sandbox.MaybeRunTrampoline first in main, so it cannot run sandboxed commands", p.Mode)
-	}
-	st := s.Status()
-	if err := st.Check(p); err != nil {
-		return err
-	}
-	write, err := p.writableDirs()
+	sp, err := s.prepare(p)
 	if err != nil {
 		return err
 	}
-	temp, err := s.TempDir()
-	if err != nil {
-		return err
-	}
-	sp := spec{
-		Mode:     p.Mode,
-		Write:    write,
-		ReadOnly: p.ReadOnly,
-		Temp:     temp,
-		Network:  p.Network,
-		NetNS:    !p.Network && st.Namespaces,
-		MountNS:  p.Mode == ModeWorkspaceWrite,
-		Path:     cmd.Path,
-	}
-	sp.Unshare = st.NamespaceMethod == NamespaceUnshare && (sp.NetNS || sp.MountNS)
+	sp.Path = cmd.Path
 	argv := cmd.Args
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
@@ -94,6 +73,37 @@ func (s *Sandbox) Apply(cmd *exec.Cmd, p Policy) error {
 	cmd.Path, cmd.Args, cmd.SysProcAttr = selfExe, args, attr
 	cmd.Env = append(env[:len(env):len(env)], "GOMAXPROCS=1")
 	return nil
+}
+
+// prepare checks that p can be enforced here and resolves it into the
+// spec a trampoline or a server needs, less the command.
+func (s *Sandbox) prepare(p Policy) (spec, error) {
+	if !wired.Load() {
+		return spec{}, fmt.Errorf("sandbox %s: this program does not call sandbox.MaybeRunTrampoline first in main, so it cannot run sandboxed commands", p.Mode)
+	}
+	st := s.Status()
+	if err := st.Check(p); err != nil {
+		return spec{}, err
+	}
+	write, err := p.writableDirs()
+	if err != nil {
+		return spec{}, err
+	}
+	temp, err := s.TempDir()
+	if err != nil {
+		return spec{}, err
+	}
+	sp := spec{
+		Mode:     p.Mode,
+		Write:    write,
+		ReadOnly: p.ReadOnly,
+		Temp:     temp,
+		Network:  p.Network,
+		NetNS:    !p.Network && st.Namespaces,
+		MountNS:  p.Mode == ModeWorkspaceWrite,
+	}
+	sp.Unshare = st.NamespaceMethod == NamespaceUnshare && (sp.NetNS || sp.MountNS)
+	return sp, nil
 }
 
 // lookupEnv is the value of key in env (the last one wins, as in exec),

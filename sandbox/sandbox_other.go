@@ -29,3 +29,8 @@ func runTrampoline(args []string) int {
 	fmt.Fprintf(os.Stderr, "kimigo sandbox: no sandbox on %s\n", runtime.GOOS)
 	return 125
 }
+
+func runServer(args []string) int {
+	fmt.Fprintf(os.Stderr, "kimigo sandbox server: no sandbox on %s\n", runtime.GOOS)
+	return 125
+}

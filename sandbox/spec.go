@@ -34,8 +34,10 @@ type spec struct {
 	// MountNS says the trampoline runs in a new mount namespace, where it
 	// bind-mounts the read-only entries read-only.
 	MountNS bool `json:"mountns,omitempty"`
-	// Unshare says the trampoline makes the namespaces itself, for its
-	// own thread (NamespaceUnshare); otherwise it starts in them.
+	// Unshare says the namespaces come without a user namespace
+	// (NamespaceUnshare): the trampoline makes them itself, for its own
+	// thread; a server is started in them by root. Otherwise both start
+	// in a new user namespace that holds them.
 	Unshare bool `json:"unshare,omitempty"`
 	// Probe makes the trampoline check that it can set the namespaces up
 	// (in Temp) and exit without running anything.
@@ -63,18 +65,51 @@ func decodeArgs(args []string) (spec, []string, error) {
 	if len(args) == 0 {
 		return spec{}, nil, errors.New("the policy argument is missing")
 	}
-	var s spec
-	if err := json.Unmarshal([]byte(args[0]), &s); err != nil {
-		return spec{}, nil, fmt.Errorf("decode the policy argument: %w", err)
-	}
-	switch s.Mode {
-	case ModeReadOnly, ModeWorkspaceWrite:
-	default:
-		return spec{}, nil, fmt.Errorf("the policy argument has mode %q (want read-only or workspace-write)", s.Mode)
+	s, err := decodeSpec(args[0])
+	if err != nil {
+		return spec{}, nil, err
 	}
 	argv := args[1:]
 	if !s.Probe && (len(argv) == 0 || s.Path == "") {
 		return spec{}, nil, errors.New("no command follows the policy argument")
 	}
 	return s, argv, nil
+}
+
+// serverArg is the hidden first argument that makes the program a
+// sandbox server (MaybeRunTrampoline); the policy argument follows it.
+const serverArg = "__kimigo-sandbox-server-v1__"
+
+// serverLabel is a server's argv[0], which ps shows.
+const serverLabel = "kimigo-sandbox-server"
+
+// encodeServerArgs is a server's argv for policy s.
+func encodeServerArgs(s spec) ([]string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox %s: encode the server's policy: %w", s.Mode, err)
+	}
+	return []string{serverLabel, serverArg, string(b)}, nil
+}
+
+// decodeSpec reads one policy argument.
+func decodeSpec(arg string) (spec, error) {
+	var s spec
+	if err := json.Unmarshal([]byte(arg), &s); err != nil {
+		return spec{}, fmt.Errorf("decode the policy argument: %w", err)
+	}
+	switch s.Mode {
+	case ModeReadOnly, ModeWorkspaceWrite:
+	default:
+		return spec{}, fmt.Errorf("the policy argument has mode %q (want read-only or workspace-write)", s.Mode)
+	}
+	return s, nil
+}
+
+// key is what tells the servers of different policies apart: everything
+// but the command.
+func (s spec) key() string {
+	s.Path, s.Probe, s.OwnGoMaxProcs, s.GoMaxProcs = "", false, false, nil
+	b, _ := json.Marshal(s) // a spec of strings and bools always encodes
+	return string(b)
 }

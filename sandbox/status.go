@@ -51,18 +51,20 @@ type Status struct {
 	NamespaceError string
 }
 
-// NamespaceMethod is how the trampoline gets its namespaces.
+// NamespaceMethod is how a server or a trampoline gets its namespaces.
 type NamespaceMethod string
 
 // The namespace methods.
 const (
-	// NamespaceUnshare is root's: the trampoline starts like any child
-	// and unshares a mount and a network namespace for its own thread.
+	// NamespaceUnshare is root's: a server is started in a new mount and
+	// network namespace, and a trampoline starts like any child and
+	// unshares them for its own thread.
 	NamespaceUnshare NamespaceMethod = "unshare"
-	// NamespaceUser is everybody's: the trampoline starts in a new user
-	// namespace, which lets it make the others. A user namespace rules
-	// out vfork, so starting it copies the caller's page tables: the
-	// cost grows with the caller's resident memory.
+	// NamespaceUser is everybody's: a server or trampoline starts in a new
+	// user namespace, which lets it make the others. A user namespace
+	// rules out vfork, so that start copies the caller's page tables: the
+	// cost grows with the caller's resident memory (once per server; each
+	// time for a trampoline).
 	NamespaceUser NamespaceMethod = "user"
 )
 

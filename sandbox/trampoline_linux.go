@@ -118,7 +118,7 @@ func protect(sp spec) error {
 	if err != nil {
 		return fmt.Errorf("find the working directory: %w", err)
 	}
-	ms, err := planMounts(sp)
+	ms, _, err := planMounts(sp)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,14 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/sandbox"
 )
 
 func TestApplyRefusesBadPolicies(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	// Apply (through Command) and Start refuse the same bad policies with
+	// the same words.
+	sb := newSandbox(t, setup{})
 	work := t.TempDir()
 	file := filepath.Join(work, "file")
 	writeFile(t, file, "")
@@ -44,6 +47,16 @@ func TestApplyRefusesBadPolicies(t *testing.T) {
 			if errors.Is(err, sandbox.ErrUnavailable) {
 				t.Errorf("a bad policy is not an unavailable sandbox: %v", err)
 			}
+			if tt.p.Mode == sandbox.ModeReadOnly {
+				requireSandbox(t, sb, tt.p) // the policy is good: Start gets as far as the command
+			}
+			_, err = sb.Start(tt.p, startSpec(t, tt.argv...))
+			if err == nil || !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("Start(%+v, %q) = %v; want an error naming %q", tt.p, tt.argv, err, tt.says)
+			}
+			if errors.Is(err, sandbox.ErrUnavailable) {
+				t.Errorf("a bad policy is not an unavailable sandbox: %v", err)
+			}
 		})
 	}
 	t.Run("already sandboxed", func(t *testing.T) {
@@ -64,6 +77,10 @@ func TestApplyRefusesBadPolicies(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "MaybeRunTrampoline") {
 			t.Errorf("Command without the trampoline wired = %v", err)
 		}
+		_, err = sb.Starter(sandbox.Policy{Mode: sandbox.ModeReadOnly})
+		if err == nil || !strings.Contains(err.Error(), "MaybeRunTrampoline") {
+			t.Errorf("Starter without the trampoline wired = %v", err)
+		}
 	})
 	t.Run("closed", func(t *testing.T) {
 		sb := sandbox.New(sandbox.Options{})
@@ -75,11 +92,14 @@ func TestApplyRefusesBadPolicies(t *testing.T) {
 		if _, err := sb.Command(p, "true"); err == nil || !strings.Contains(err.Error(), "closed") {
 			t.Errorf("Command after Close = %v", err)
 		}
+		if _, err := sb.Starter(p); err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("Starter after Close = %v", err)
+		}
 	})
 }
 
 func TestTrampolineFailuresNameThePolicyAndPath(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	sb := newSandbox(t, setup{})
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
@@ -100,7 +120,7 @@ func TestTrampolineFailuresNameThePolicyAndPath(t *testing.T) {
 	t.Run("a program that cannot be executed", func(t *testing.T) {
 		prog := filepath.Join(w.work, "not-executable")
 		writeFile(t, prog, "#!/bin/sh\n")
-		r := runCmd(t, sb, p, &exec.Cmd{Path: prog, Args: []string{prog}})
+		r := runCmd(t, sb.Sandbox, p, &exec.Cmd{Path: prog, Args: []string{prog}})
 		want := "kimigo sandbox (workspace-write): execute " + prog + ": permission denied"
 		if r.code != 126 || !strings.Contains(r.out, want) {
 			t.Errorf("exit %d, output %q; want 126 and %q", r.code, r.out, want)
@@ -108,14 +128,14 @@ func TestTrampolineFailuresNameThePolicyAndPath(t *testing.T) {
 	})
 	t.Run("a program that is gone", func(t *testing.T) {
 		prog := filepath.Join(w.work, "gone")
-		r := runCmd(t, sb, p, &exec.Cmd{Path: prog, Args: []string{prog}})
+		r := runCmd(t, sb.Sandbox, p, &exec.Cmd{Path: prog, Args: []string{prog}})
 		want := "kimigo sandbox (workspace-write): execute " + prog + ": no such file or directory"
 		if r.code != 127 || !strings.Contains(r.out, want) {
 			t.Errorf("exit %d, output %q; want 127 and %q", r.code, r.out, want)
 		}
 	})
 	t.Run("a program not on PATH", func(t *testing.T) {
-		r := runCmd(t, sb, p, &exec.Cmd{Path: "kimigo-no-such-command", Args: []string{"kimigo-no-such-command"}})
+		r := runCmd(t, sb.Sandbox, p, &exec.Cmd{Path: "kimigo-no-such-command", Args: []string{"kimigo-no-such-command"}})
 		want := "kimigo sandbox (workspace-write): kimigo-no-such-command: command not found"
 		if r.code != 127 || !strings.Contains(r.out, want) {
 			t.Errorf("exit %d, output %q; want 127 and %q", r.code, r.out, want)
@@ -133,6 +153,22 @@ func TestTrampolineFailuresNameThePolicyAndPath(t *testing.T) {
 	})
 }
 
+// startSpec is argv as a Start wants it, with no input and the output
+// thrown away.
+func startSpec(t *testing.T, argv ...string) osenv.StartSpec {
+	t.Helper()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = null.Close() }) // read-only use
+	ss := osenv.StartSpec{Args: argv, Dir: t.TempDir(), Env: helperEnv(), Files: [3]*os.File{null, null, null}}
+	if len(argv) > 0 {
+		ss.Path = argv[0]
+	}
+	return ss
+}
+
 // runCmd applies p to cmd and runs it in the test's temporary directory.
 func runCmd(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, cmd *exec.Cmd) result {
 	t.Helper()
@@ -148,20 +184,49 @@ func runCmd(t *testing.T, sb *sandbox.Sandbox, p sandbox.Policy, cmd *exec.Cmd) 
 }
 
 func TestTheCommandKeepsItsProcessAndEnvironment(t *testing.T) {
-	// The trampoline executes the command in its own place: the pid the
-	// caller holds, its process group and its exit status are the
-	// command's; its environment is the caller's plus TMPDIR (GOMAXPROCS,
-	// which the trampoline sets for itself, comes back as it was).
-	sb := newSandbox(t, sandbox.Options{})
+	// The pid the caller holds, its process group and its exit status are
+	// the command's (the trampoline executes the command in its own place;
+	// a server reports the pid it forked); its environment is the
+	// caller's plus TMPDIR (GOMAXPROCS, which trampolines and servers set
+	// for themselves, comes back as it was).
+	forEachLauncher(t, sandbox.Options{}, testTheCommandKeepsItsProcessAndEnvironment)
+}
+
+func testTheCommandKeepsItsProcessAndEnvironment(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
-	cmd, err := sb.Command(p, "bash", "-c", `read -r _ _ _ _ pgid _ < /proc/$$/stat; echo "$$ $pgid $KIMIGO_TEST_VAR $PWD ${GOMAXPROCS-unset}"; exit 3`)
+	temp, err := sb.TempDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const script = `read -r _ _ _ _ pgid _ < /proc/$$/stat; echo "$$ $pgid $KIMIGO_TEST_VAR $PWD ${GOMAXPROCS-unset}"; exit 3`
+	env := []string{"KIMIGO_TEST_VAR=kept", "PATH=/usr/bin:/bin"}
+	if s.via == viaServer {
+		local := osenv.NewLocal(osenv.LocalOptions{Cwd: w.work, Environ: env})
+		st, err := sb.Starter(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, code, pid := runProcess(t, local, osenv.Cmd{Args: []string{"bash", "-c", script}, Starter: st})
+		want := fmt.Sprintf("%d %d kept %s unset\n", pid, pid, w.work)
+		if code != 3 || out != want {
+			t.Errorf("inside the sandbox: exit %d, %q; want 3 and pid, process group, variable, directory and GOMAXPROCS %q", code, out, want)
+		}
+		out, code, _ = runProcess(t, local.WithEnv(map[string]string{"GOMAXPROCS": "3", "TMPDIR": "/elsewhere"}),
+			osenv.Cmd{Args: []string{"bash", "-c", `echo "$GOMAXPROCS $TMPDIR"`}, Starter: st})
+		if code != 0 || out != "3 "+temp+"\n" {
+			t.Errorf("GOMAXPROCS and TMPDIR inside: exit %d, %q; want the caller's 3 and the private %s", code, out, temp)
+		}
+		return
+	}
+	cmd, err := sb.Command(p, "bash", "-c", script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd.Dir = w.work
-	cmd.Env = []string{"KIMIGO_TEST_VAR=kept", "PATH=/usr/bin:/bin"}
+	cmd.Env = env
 	cmd.SysProcAttr.Setpgid = true
 	out, err := cmd.Output()
 	var ee *exec.ExitError
@@ -172,10 +237,6 @@ func TestTheCommandKeepsItsProcessAndEnvironment(t *testing.T) {
 	want := fmt.Sprintf("%d %d kept %s unset\n", pid, pid, w.work)
 	if string(out) != want {
 		t.Errorf("inside the sandbox: %q; want pid, process group, variable, directory and GOMAXPROCS %q", out, want)
-	}
-	temp, err := sb.TempDir()
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, envAfterApply := range []bool{false, true} {
 		cmd := exec.Command("bash", "-c", `echo "$GOMAXPROCS $TMPDIR"`)
@@ -195,34 +256,92 @@ func TestTheCommandKeepsItsProcessAndEnvironment(t *testing.T) {
 	}
 }
 
+// runProcess runs c in env to its end and returns its standard output,
+// exit status and pid.
+func runProcess(t *testing.T, env osenv.Env, c osenv.Cmd) (string, int, int) {
+	t.Helper()
+	proc, err := env.Exec(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	go io.Copy(io.Discard, proc.Stderr()) //nolint:errcheck // drained until the process ends; Close ends it
+	out, err := io.ReadAll(proc.Stdout())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	code, _ := proc.ExitCode()
+	return string(out), code, proc.Pid()
+}
+
 func TestKillReachesTheSandboxedGroup(t *testing.T) {
-	sb := newSandbox(t, sandbox.Options{})
+	forEachLauncher(t, sandbox.Options{}, testKillReachesTheSandboxedGroup)
+}
+
+func testKillReachesTheSandboxedGroup(t *testing.T, s setup) {
+	sb := newSandbox(t, s)
 	w := newWorkspace(t)
 	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: w.work}
 	requireSandbox(t, sb, p)
 	// The command starts a grandchild and reports once both run; a kill of
 	// the group from outside must end them all, whatever their namespace.
-	cmd, err := sb.Command(p, "bash", "-c", "sleep 300 & echo started; wait")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Dir = w.work
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	const script = "sleep 300 & echo started; wait"
+	var (
+		stdout io.Reader
+		kill   func() error
+		wait   func() error
+	)
+	if s.via == viaServer {
+		proc, err := startIn(sb.Sandbox, p, w.work, osenv.Cmd{Args: []string{"bash", "-c", script}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer proc.Close()
+		stdout = proc.Stdout()
+		kill = func() error { return proc.Kill(syscall.SIGKILL) }
+		wait = func() error {
+			if err := proc.Wait(); err != nil {
+				return err
+			}
+			if code, _ := proc.ExitCode(); code != 128+int(syscall.SIGKILL) {
+				return fmt.Errorf("exit status %d, want %d", code, 128+int(syscall.SIGKILL))
+			}
+			return nil
+		}
+	} else {
+		cmd, err := sb.Command(p, "bash", "-c", script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Dir = w.work
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true
+		pipe, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		stdout = pipe
+		kill = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		wait = func() error {
+			if err := cmd.Wait(); err == nil {
+				return errors.New("the killed command exited normally")
+			}
+			return nil
+		}
 	}
 	buf := make([]byte, len("started\n"))
-	if _, err := stdout.Read(buf); err != nil || string(buf) != "started\n" {
+	if _, err := io.ReadFull(stdout, buf); err != nil || string(buf) != "started\n" {
 		t.Fatalf("read %q, %v", buf, err)
 	}
-	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+	if err := kill(); err != nil {
 		t.Fatal(err)
 	}
 	// The pipe reaches EOF only once bash and sleep, which both hold its
@@ -230,8 +349,8 @@ func TestKillReachesTheSandboxedGroup(t *testing.T) {
 	if rest, err := io.ReadAll(stdout); err != nil || len(rest) != 0 {
 		t.Errorf("after the kill: read %q, %v", rest, err)
 	}
-	if err := cmd.Wait(); err == nil {
-		t.Error("the killed command exited normally")
+	if err := wait(); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -241,7 +360,7 @@ func TestNonRootUser(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("runs as root, to switch to an unprivileged user; this run is unprivileged already")
 	}
-	sb := newSandbox(t, sandbox.Options{})
+	sb := newSandbox(t, setup{})
 	requireSandbox(t, sb, sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, WorkDir: t.TempDir()})
 	const nobody = 65534
 	base := t.TempDir()

@@ -21,7 +21,9 @@
 //     normal, strict, media-degraded and media-stripped (view.go,
 //     media.go), and the repair report (anomaly.go).
 //   - Rendering: RenderToolResult, RenderNotificationXML and the dynamic
-//     tool context (render.go, notification.go, dynamictools.go). Model-
+//     tool context (render.go, notification.go, dynamictools.go), and the
+//     renderings of tool results kept from when they entered history
+//     (renders.go). Model-
 //     facing wordings live in text/*.md.
 //
 // It does not own persistence or the record envelope (agent/records), the
@@ -56,4 +58,9 @@
 //     (TestSnapshotsNeverChange, under -race).
 //   - Projection is linear in the history length
 //     (BenchmarkProject1k/10k/100k).
+//   - A tool result whose rendering builds a new text (a note, an error
+//     status) is rendered once, when it enters history, and its stored
+//     text shares the rendered bytes: a request copies no tool output, and
+//     projection gives exactly what RenderToolResult gives
+//     (renders.go; renders_test.go TestToolResultsRenderOnce).
 package history

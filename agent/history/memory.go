@@ -119,6 +119,8 @@ type Memory struct {
 	deferred        []Message
 	lastAssistantAt time.Time
 	lastSeq         uint64
+	// renders are the tool results of history rendered once.
+	renders renders
 }
 
 // New returns an empty Memory.
@@ -210,6 +212,7 @@ func (m *Memory) push(msg Message, ch *Change) {
 	m.lastSeq++
 	msg.Seq = m.lastSeq
 	msg.normalize()
+	msg = m.renders.add(msg)
 	m.history = append(m.history, msg)
 	if msg.Role == llm.RoleAssistant {
 		m.lastAssistantAt = m.now()
@@ -252,6 +255,7 @@ func (m *Memory) unshare() {
 
 // replaceHistory installs a new history array (undo, compaction, clear).
 func (m *Memory) replaceHistory(h []Message) {
+	m.renders.keep(h)
 	m.history = h
 	m.shared = 0
 }

@@ -14,7 +14,8 @@ const MediaMissing = "[media missing]"
 // prepare is P1 (spec 02 §3.2): drop partial messages, render tool results,
 // turn missing media into text, drop blank text parts, drop empty and
 // vacuous messages, merge adjacent user prompts, and strip host metadata.
-func prepare(h []Message, report func(Anomaly)) []llm.Message {
+// rendered, when not nil, supplies tool results rendered beforehand.
+func prepare(h []Message, rendered func(*Message) ([]llm.ContentPart, bool), report func(Anomaly)) []llm.Message {
 	out := make([]llm.Message, 0, len(h))
 	var run promptRun
 	// prevPrompt: the previous input message was kept and is a user
@@ -29,7 +30,11 @@ func prepare(h []Message, report func(Anomaly)) []llm.Message {
 		}
 		content := m.Content
 		if m.Role == llm.RoleTool {
-			content = RenderToolResult(content, m.Note, m.IsError)
+			if r, ok := renderedOf(rendered, m); ok {
+				content = r
+			} else {
+				content = RenderToolResult(content, m.Note, m.IsError)
+			}
 		}
 		content = replaceMissingMedia(content)
 		content = dropBlankText(content, m.Role, report)
@@ -62,6 +67,13 @@ func prepare(h []Message, report func(Anomaly)) []llm.Message {
 		prevPrompt = prompt
 	}
 	return run.finish(out)
+}
+
+func renderedOf(rendered func(*Message) ([]llm.ContentPart, bool), m *Message) ([]llm.ContentPart, bool) {
+	if rendered == nil {
+		return nil, false
+	}
+	return rendered(m)
 }
 
 // promptRun merges a run of adjacent user prompts in one go, as if each

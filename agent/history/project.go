@@ -25,6 +25,9 @@ type ProjectOptions struct {
 	DedupeDuplicateToolCalls bool
 	// OnAnomaly receives every repair, in pipeline order; nil ignores them.
 	OnAnomaly func(Anomaly)
+	// rendered returns a tool result's rendering made when it entered
+	// history (Memory.Project sets it); nil renders every result.
+	rendered func(*Message) ([]llm.ContentPart, bool)
 }
 
 // NormalOptions is the view of every normal request (Messages).
@@ -56,7 +59,7 @@ func Project(h []Message, opts ProjectOptions) []llm.Message {
 	if report == nil {
 		report = func(Anomaly) {}
 	}
-	msgs := prepare(h, report)
+	msgs := prepare(h, opts.rendered, report)
 	if opts.DedupeDuplicateToolCalls {
 		msgs = dedupe(msgs, report)
 	}

@@ -18,6 +18,7 @@ func (m *Memory) Project(h []Message, opts ProjectOptions) []llm.Message {
 	} else {
 		h = StripDynamicToolContext(h)
 	}
+	opts.rendered = m.renders.lookup
 	var anoms []Anomaly
 	outer := opts.OnAnomaly
 	opts.OnAnomaly = func(a Anomaly) {

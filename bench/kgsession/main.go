@@ -106,8 +106,15 @@ func serve(f *fakeModel) (string, error) {
 // environment is kimigo's environment: a data root, a home and the fake
 // model speaking wire; maxContext is the model's context size.
 func environment(tmp, home, base, wire string, maxContext int) []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
 		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=" + wire,
 		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use",
 		fmt.Sprintf("KIMI_MODEL_MAX_CONTEXT_SIZE=%d", maxContext)}
+	// The runtime's knobs pass through, for experiments (GOGC=50 …).
+	for _, k := range []string{"GOGC", "GOMEMLIMIT", "GODEBUG"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }

@@ -9,6 +9,7 @@ import (
 )
 
 func main() {
+	tuneGC()
 	os.Exit(run(os.Args[1:], processProc()))
 }
 

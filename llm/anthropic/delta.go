@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -35,26 +34,28 @@ var deltaLayouts = []struct {
 	{deltaSignature, []byte(`signature_delta","signature":`)},
 }
 
-// decodeDeltaFast fills d from data when data has the canonical layout and
-// reports whether it did. d must be zero on entry.
-func decodeDeltaFast(data []byte, d *blockDeltaEvent) bool {
+// decodeDeltaFast reads data when it has the canonical layout and reports
+// whether it did. It sets d's index and delta type (d must be zero on
+// entry) and returns the delta's text: bytes of data when the string has no
+// escapes, else decoded into *scratch, which it reuses.
+func decodeDeltaFast(data []byte, d *blockDeltaEvent, scratch *[]byte) ([]byte, bool) {
 	rest, ok := bytes.CutPrefix(data, deltaPrefix)
 	if !ok {
-		return false
+		return nil, false
 	}
 	n := 0
 	for n < len(rest) && n < 10 && rest[n] >= '0' && rest[n] <= '9' {
 		n++
 	}
 	if n == 0 || n == 10 || (n > 1 && rest[0] == '0') {
-		return false // no number, too long to be an index, or a leading zero
+		return nil, false // no number, too long to be an index, or a leading zero
 	}
 	index := 0
 	for _, c := range rest[:n] {
 		index = index*10 + int(c-'0')
 	}
 	if rest, ok = bytes.CutPrefix(rest[n:], deltaMiddle); !ok {
-		return false
+		return nil, false
 	}
 	var kind deltaType
 	for _, l := range deltaLayouts {
@@ -64,111 +65,98 @@ func decodeDeltaFast(data []byte, d *blockDeltaEvent) bool {
 		}
 	}
 	if kind == "" {
-		return false
+		return nil, false
 	}
 	lit, ok := bytes.CutSuffix(rest, deltaSuffix)
 	if !ok {
-		return false
+		return nil, false
 	}
-	s, ok := stringLiteral(lit)
+	text, ok := stringLiteral(lit, scratch)
 	if !ok {
-		return false
+		return nil, false
 	}
 	d.Index = index
 	d.Delta.Type = kind
-	switch kind {
-	case deltaText:
-		d.Delta.Text = s
-	case deltaInputJSON:
-		d.Delta.PartialJSON = s
-	case deltaThinking:
-		d.Delta.Thinking = s
-	case deltaSignature:
-		d.Delta.Signature = s
-	}
-	return true
+	return text, true
 }
 
 // stringLiteral decodes lit when it is exactly one JSON string literal of
-// valid UTF-8. Plain text is converted directly and the two-byte escapes
-// (\" \\ \/ \b \f \n \r \t) are decoded here; a literal with \u escapes
-// is left to encoding/json, which owns the surrogate and replacement rules.
-func stringLiteral(lit []byte) (string, bool) {
-	if len(lit) < 2 || lit[0] != '"' {
-		return "", false
+// valid UTF-8. Plain text is returned as it is (aliasing lit), and the
+// two-byte escapes (\" \\ \/ \b \f \n \r \t) are decoded here into
+// *scratch, in the same pass that validates the literal; a literal with
+// \u escapes is left to encoding/json (unicodeLiteral).
+func stringLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return nil, false
 	}
-	escapes, unicode := 0, false
-	i := 1
-	for ; i < len(lit); i++ {
-		c := lit[i]
-		if c == '\\' {
-			escapes++
-			i++ // the escaped byte cannot end the literal
-			if i < len(lit) && lit[i] == 'u' {
-				unicode = true
-			}
+	body := lit[1 : len(lit)-1]
+	var buf []byte
+	escaped, high, run := false, byte(0), 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c >= 0x20 && c != '\\' && c != '"' {
+			high |= c
 			continue
 		}
-		if c == '"' {
-			break
+		if c != '\\' || i+1 == len(body) {
+			return nil, false // a control byte, a quote before the end, or an escaped closing quote
 		}
-		if c < 0x20 {
-			return "", false
+		var d byte
+		switch e := body[i+1]; e {
+		case '"', '\\', '/':
+			d = e
+		case 'b':
+			d = '\b'
+		case 'f':
+			d = '\f'
+		case 'n':
+			d = '\n'
+		case 'r':
+			d = '\r'
+		case 't':
+			d = '\t'
+		case 'u':
+			return unicodeLiteral(lit, scratch)
+		default:
+			return nil, false
+		}
+		if !escaped {
+			buf, escaped = (*scratch)[:0], true
+		}
+		buf = append(append(buf, body[run:i]...), d)
+		i++
+		run = i + 1
+	}
+	if high >= utf8.RuneSelf && !utf8.Valid(body) {
+		return nil, false
+	}
+	if !escaped {
+		return body, true
+	}
+	*scratch = append(buf, body[run:]...)
+	return *scratch, true
+}
+
+// unicodeLiteral decodes a literal with \u escapes as encoding/json does,
+// which owns the surrogate and replacement rules, after the checks of
+// stringLiteral: one literal, no control bytes, valid UTF-8.
+func unicodeLiteral(lit []byte, scratch *[]byte) ([]byte, bool) {
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\\':
+			i++ // the escaped byte; encoding/json checks it
+		case c == '"' || c < 0x20:
+			return nil, false
 		}
 	}
-	if i != len(lit)-1 {
-		return "", false // unterminated, or bytes after the closing quote
-	}
-	body := lit[1:i]
 	if !utf8.Valid(body) {
-		return "", false
-	}
-	if escapes == 0 {
-		return string(body), true
-	}
-	if !unicode {
-		if s, ok := unescapeShort(body, len(body)-escapes); ok {
-			return s, true
-		}
+		return nil, false
 	}
 	var s string
 	if err := json.Unmarshal(lit, &s); err != nil {
-		return "", false
+		return nil, false
 	}
-	return s, true
-}
-
-// unescapeShort decodes a string body whose escapes are all two-byte ones;
-// size is the decoded length. Any other escape reports false.
-func unescapeShort(body []byte, size int) (string, bool) {
-	var b strings.Builder
-	b.Grow(size)
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c != '\\' {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		if i == len(body) {
-			return "", false
-		}
-		switch body[i] {
-		case '"', '\\', '/':
-			b.WriteByte(body[i])
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
+	*scratch = append((*scratch)[:0], s...)
+	return *scratch, true
 }

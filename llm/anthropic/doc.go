@@ -21,14 +21,19 @@
 //     keep their image-format classification so the media-stripped resend
 //     fires (TestSA7ClientSideImageRejection, TestSE5InvalidRequestNotRetried).
 //   - Request bytes are stable for the same input (golden files in
-//     testdata/, provider_test.go and convert_test.go).
+//     testdata/, provider_test.go and convert_test.go), and are what
+//     encoding/json marshals, though written a message at a time while
+//     they are sent, never into one buffer (request_test.go,
+//     TestRequestBodyIsStreamed).
 //   - Every stream failure is an *llm.Error or an abort (stream_test.go,
 //     FuzzAnthropicStream). A body is an answer only when it reached
 //     message_stop or a message_delta with a stop_reason; a body that ends
 //     before them, between events or inside one, is an incomplete response
 //     and none of it is used (TestStreamEndings, faults_test.go). The delta
 //     fast path decodes exactly what encoding/json would
-//     (FuzzDeltaFastPath).
+//     (FuzzDeltaFastPath). Deltas of one block that arrived together are
+//     handed out as one part (llm/internal/wire.Run); none waits for bytes
+//     not yet received (TestDeltasThatArrivedTogetherAreOnePart).
 //   - The service must send a byte every IdleTimeout (default 2 minutes,
 //     the wait for headers included; pings count) and finish within
 //     ResponseTimeout (default 30 minutes). A 200 that is not an event

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -124,6 +123,10 @@ type Provider struct {
 	thinking     *thinkingParam // nil until WithThinking
 	effort       string         // output_config.effort
 	contextEdits []contextEdit  // context_management.edits
+
+	// sizes are the encoded sizes of the last request's messages, shared
+	// by every copy.
+	sizes *wire.Sizes[wireMessage]
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -148,6 +151,7 @@ func New(opts Options) *Provider {
 		adaptive:       clonePtr(opts.Adaptive),
 		headerTimeout:  opts.ResponseHeaderTimeout,
 		limits:         wire.Limits{Idle: opts.IdleTimeout, Response: opts.ResponseTimeout},
+		sizes:          &wire.Sizes[wireMessage]{},
 	}
 	if p.client == nil {
 		p.client = newHTTPClient()
@@ -283,19 +287,20 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request) (llm.Stream, 
 	if err != nil {
 		return nil, err
 	}
-	data, err := encodeBody(body, llm.BodySizeHint(req))
+	data, err := newBody(body, p.sizes)
 	if err != nil {
 		return nil, invalidRequestf("anthropic: encode request: %v", err)
 	}
 
 	reqCtx, cancel := context.WithCancelCause(ctx)
-	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.endpoint(), bytes.NewReader(data))
+	hreq, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.endpoint(), nil)
 	if err != nil {
 		cancel(nil)
 		return nil, invalidRequestf("anthropic: build request: %v", err)
 	}
+	data.Attach(hreq)
 	p.setHeaders(hreq.Header, key, req.Auth)
-	p.log.Debug("anthropic request", "model", p.model, "url", hreq.URL.Redacted(), "bytes", len(data),
+	p.log.Debug("anthropic request", "model", p.model, "url", hreq.URL.Redacted(), "bytes", data.Len(),
 		"messages", len(body.Messages), "tools", len(body.Tools))
 
 	var headerTimer *time.Timer

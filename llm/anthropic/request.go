@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
@@ -87,44 +88,41 @@ type wireTool struct {
 // required on the wire.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// encodeBody marshals the request as plainjson.Marshal(b) would, one message at
-// a time. encoding/json keeps the buffer of every Encode in a pool for the
-// next one, and a whole conversation in one Encode left a buffer the size
-// of the request in that pool after every request: a long session on this
-// wire held several of them, about three times the live heap of the Chat
-// Completions wire (issue 13 item 8). The pooled buffers are now as large
-// as one message.
-//
-// sizeHint, when positive, is what the buffer is allocated with
-// (llm.BodySizeHint).
-func encodeBody(b *requestBody, sizeHint int) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(sizeHint)
-	buf.WriteString(`{"model":`)
-	if err := plainjson.Write(&buf, b.Model); err != nil {
+// newBody is the request as plainjson.Marshal(b) would marshal it, encoded a
+// message at a time as the transport reads it (wire.Body): no buffer the
+// size of the conversation is allocated, and encoding/json's buffer pool,
+// which keeps the buffer of every Encode for the next one, holds nothing
+// larger than one message (a whole conversation in one Encode left a
+// request-sized buffer there after every request, issue 13 item 8).
+func newBody(b *requestBody, sizes *wire.Sizes[wireMessage]) (*wire.Body[wireMessage], error) {
+	var head bytes.Buffer
+	head.WriteString(`{"model":`)
+	if err := plainjson.Write(&head, b.Model); err != nil {
 		return nil, err
 	}
-	buf.WriteString(`,"messages":`)
+	head.WriteString(`,"messages":`)
+	var tail bytes.Buffer
 	if b.Messages == nil {
-		buf.WriteString("null")
+		head.WriteString("null")
 	} else {
-		buf.WriteByte('[')
-		for i := range b.Messages {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := plainjson.Write(&buf, &b.Messages[i]); err != nil {
+		head.WriteByte('[')
+		tail.WriteByte(']')
+	}
+	opts := tail.Len()
+	if err := plainjson.Write(&tail, &b.requestOptions); err != nil {
+		return nil, err
+	}
+	tail.Bytes()[opts] = ',' // the options object's "{" continues the body
+	return wire.NewBody(wire.BodyParts[wireMessage]{
+		Head: head.Bytes(), Tail: tail.Bytes(), Messages: b.Messages, Sizes: sizes,
+		Encode: func(dst []byte, m *wireMessage) ([]byte, error) {
+			buf := bytes.NewBuffer(dst)
+			if err := plainjson.Write(buf, m); err != nil {
 				return nil, err
 			}
-		}
-		buf.WriteByte(']')
-	}
-	opts := buf.Len()
-	if err := plainjson.Write(&buf, &b.requestOptions); err != nil {
-		return nil, err
-	}
-	buf.Bytes()[opts] = ',' // the options object's "{" continues the body
-	return buf.Bytes(), nil
+			return buf.Bytes(), nil
+		},
+	})
 }
 
 // buildBody turns one request into the wire body. Every failure is an

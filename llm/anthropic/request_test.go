@@ -35,7 +35,7 @@ func TestEncodeBodyMatchesEncodeJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := encodeBody(b, 0)
+			got, err := encodeBody(b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,8 +46,8 @@ func TestEncodeBodyMatchesEncodeJSON(t *testing.T) {
 	}
 	b := &requestBody{Model: "m"}
 	want, _ := plainjson.Marshal(b)
-	if got, _ := encodeBody(b, 0); string(got) != string(want) {
-		t.Errorf("nil messages: encodeBody %s, encodeJSON %s", got, want)
+	if got, _ := encodeBody(b); string(got) != string(want) {
+		t.Errorf("nil messages: encodeBody %s, plainjson.Marshal %s", got, want)
 	}
 }
 
@@ -70,7 +70,7 @@ func TestEncodeBodyLeavesNoRequestSizedBuffer(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	size := func() int {
-		data, err := encodeBody(b, 0)
+		data, err := encodeBody(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,27 +84,12 @@ func TestEncodeBodyLeavesNoRequestSizedBuffer(t *testing.T) {
 	}
 }
 
-// TestBodySizeHintCoversTheBody: the buffer a request is encoded into is
-// allocated once, at the hint, for an ordinary conversation.
-func TestBodySizeHintCoversTheBody(t *testing.T) {
-	req := &llm.Request{System: "sys", Tools: []llm.Tool{{Name: "Read", Description: "reads",
-		Parameters: []byte(`{"type":"object"}`)}}}
-	for i := range 50 {
-		req.Messages = append(req.Messages, llm.UserMessage(strings.Repeat("line of text\n", 100)),
-			llm.AssistantMessage("ok", llm.ToolCall{ID: "c" + string(rune('a'+i%26)), Name: "Read", Arguments: `{"path":"a.txt"}`}),
-			llm.ToolMessage("c"+string(rune('a'+i%26)), llm.TextPart(strings.Repeat("\tresult \"quoted\"\n", 50))))
-	}
-	req.Messages = llm.NormalizeToolCalls(req.Messages)
-	p := New(Options{Model: "claude-sonnet-4-5"})
-	b, err := p.buildBody(req)
+// encodeBody is the request body in one buffer: the bytes the transport
+// sends.
+func encodeBody(b *requestBody) ([]byte, error) {
+	body, err := newBody(b, nil)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	data, err := encodeBody(b, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hint := llm.BodySizeHint(req); len(data) > hint {
-		t.Errorf("body is %d bytes; the hint %d is smaller", len(data), hint)
-	}
+	return body.Bytes()
 }

@@ -117,6 +117,13 @@ type stream struct {
 	err        error        // sticky: io.EOF or the classified failure
 
 	delta blockDeltaEvent // reused across deltas
+	// run coalesces the deltas of events that arrived together
+	// (wire.Run); queue holds what Next hands out next.
+	run   wire.Run
+	queue []llm.StreamPart
+	head  int
+	// scratch holds unescaped delta text until the next event.
+	scratch []byte
 }
 
 // newStream reads events from body. reqCtx may equal ctx.
@@ -132,25 +139,35 @@ func newStream(ctx, reqCtx context.Context, body io.ReadCloser, release func()) 
 }
 
 // Next returns the next part, io.EOF at a clean end (an event boundary),
-// or a classified error. Errors are sticky.
+// or a classified error. Errors are sticky; the parts decoded before one
+// are handed out first.
 func (s *stream) Next() (llm.StreamPart, error) {
-	for s.err == nil {
+	for {
+		if s.head < len(s.queue) {
+			p := s.queue[s.head]
+			s.queue[s.head] = llm.StreamPart{}
+			s.head++
+			return p, nil
+		}
+		s.queue, s.head = s.queue[:0], 0
+		if s.err != nil {
+			return llm.StreamPart{}, s.err
+		}
 		ev, err := s.dec.Next()
 		if err != nil {
 			s.err = s.readError(err)
-			break
+		} else {
+			s.events++
+			if err := s.handle(ev); err != nil {
+				s.err = err
+			}
 		}
-		s.events++
-		part, ok, err := s.handle(ev)
-		if err != nil {
-			s.err = err
-			break
-		}
-		if ok {
-			return part, nil
+		// A delta waits in the run only while the next event is already
+		// here and nothing else was queued.
+		if len(s.queue) > 0 || s.err != nil || !s.dec.Ready() {
+			s.queue = s.run.Flush(s.queue)
 		}
 	}
-	return llm.StreamPart{}, s.err
 }
 
 // errStreamClosed is the cause when Close interrupts a read.
@@ -211,59 +228,77 @@ func malformed(ev eventType, err error) *llm.Error {
 		Message: fmt.Sprintf("malformed response: anthropic stream: %s event does not decode: %v", ev, err)}
 }
 
-// handle interprets one event; ok reports whether it produced a part.
+// handle interprets one event, queueing the part it yields, if any.
 // Unknown events, block types and delta types are ignored.
-func (s *stream) handle(ev sse.Event) (part llm.StreamPart, ok bool, err error) {
+func (s *stream) handle(ev sse.Event) error {
 	switch eventType(ev.Type) {
 	case eventBlockDelta:
 		return s.onDelta(ev.Data)
 	case eventBlockStart:
 		return s.onStart(ev.Data)
 	case eventMessageStart:
-		return llm.StreamPart{}, false, s.onMessageStart(ev.Data)
+		return s.onMessageStart(ev.Data)
 	case eventMessageDelta:
-		return llm.StreamPart{}, false, s.onMessageDelta(ev.Data)
+		return s.onMessageDelta(ev.Data)
 	case eventError:
-		return llm.StreamPart{}, false, streamError(ev.Data)
+		return streamError(ev.Data)
 	case eventMessageStop:
 		s.sawStop = true
 	case eventPing, eventBlockStop:
 		// Nothing to read: block ends are implied by the next part.
 	}
-	return llm.StreamPart{}, false, nil
+	return nil
 }
 
-func (s *stream) onDelta(data []byte) (llm.StreamPart, bool, error) {
+// push queues a part that is not a delta, after the run.
+func (s *stream) push(p llm.StreamPart) {
+	s.queue = append(s.run.Flush(s.queue), p)
+}
+
+func (s *stream) onDelta(data []byte) error {
 	d := &s.delta
 	*d = blockDeltaEvent{}
-	if !decodeDeltaFast(data, d) {
+	text, ok := decodeDeltaFast(data, d, &s.scratch)
+	if !ok {
 		*d = blockDeltaEvent{}
 		if err := json.Unmarshal(data, d); err != nil {
-			return llm.StreamPart{}, false, malformed(eventBlockDelta, err)
+			return malformed(eventBlockDelta, err)
+		}
+		text = nil
+	}
+	// The fast path leaves the delta's text in text, encoding/json in the
+	// field of its type.
+	add := func(k wire.RunKey, field string) {
+		if ok {
+			s.queue = s.run.Add(s.queue, k, text)
+		} else {
+			s.queue = s.run.AddString(s.queue, k, field)
 		}
 	}
 	switch d.Delta.Type {
 	case deltaText:
-		return llm.ContentStreamPart(llm.TextPart(d.Delta.Text)), true, nil
+		add(wire.TextRun, d.Delta.Text)
 	case deltaThinking:
-		return llm.ContentStreamPart(llm.ThinkPart(d.Delta.Thinking, "")), true, nil
+		add(wire.ThinkRun, d.Delta.Thinking)
 	case deltaSignature:
 		// Merges into the open thinking part and closes it.
-		return llm.ContentStreamPart(llm.ThinkPart("", d.Delta.Signature)), true, nil
-	case deltaInputJSON:
-		if !s.toolBlocks[d.Index] {
-			return llm.StreamPart{}, false, nil // arguments of a block we do not track
+		sig := d.Delta.Signature
+		if ok {
+			sig = string(text)
 		}
-		return llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: d.Delta.PartialJSON,
-			Index: d.Index, Indexed: true}, true, nil
+		s.push(llm.ContentStreamPart(llm.ThinkPart("", sig)))
+	case deltaInputJSON:
+		if s.toolBlocks[d.Index] { // else: arguments of a block we do not track
+			add(wire.ArgsRun(d.Index, true), d.Delta.PartialJSON)
+		}
 	}
-	return llm.StreamPart{}, false, nil
+	return nil
 }
 
-func (s *stream) onStart(data []byte) (llm.StreamPart, bool, error) {
+func (s *stream) onStart(data []byte) error {
 	var e blockStartEvent
 	if err := json.Unmarshal(data, &e); err != nil {
-		return llm.StreamPart{}, false, malformed(eventBlockStart, err)
+		return malformed(eventBlockStart, err)
 	}
 	b := e.ContentBlock
 	if b.Type != blockToolUse {
@@ -271,11 +306,11 @@ func (s *stream) onStart(data []byte) (llm.StreamPart, bool, error) {
 	}
 	switch b.Type {
 	case blockText:
-		return llm.ContentStreamPart(llm.TextPart(b.Text)), true, nil
+		s.push(llm.ContentStreamPart(llm.TextPart(b.Text)))
 	case blockThinking:
-		return llm.ContentStreamPart(llm.ThinkPart(b.Thinking, "")), true, nil
+		s.push(llm.ContentStreamPart(llm.ThinkPart(b.Thinking, "")))
 	case blockRedactedThinking:
-		return llm.ContentStreamPart(llm.ThinkPart("", b.Data)), true, nil
+		s.push(llm.ContentStreamPart(llm.ThinkPart("", b.Data)))
 	case blockToolUse:
 		s.toolBlocks[e.Index] = true
 		id := b.ID
@@ -284,10 +319,10 @@ func (s *stream) onStart(data []byte) (llm.StreamPart, bool, error) {
 		}
 		// The start block's input is always {} on the wire; the real
 		// arguments follow as input_json_delta.
-		return llm.StreamPart{Kind: llm.KindToolCall, ToolCall: llm.ToolCall{ID: id, Name: b.Name},
-			Index: e.Index, Indexed: true}, true, nil
+		s.push(llm.StreamPart{Kind: llm.KindToolCall, ToolCall: llm.ToolCall{ID: id, Name: b.Name},
+			Index: e.Index, Indexed: true})
 	}
-	return llm.StreamPart{}, false, nil
+	return nil
 }
 
 func (s *stream) onMessageStart(data []byte) error {

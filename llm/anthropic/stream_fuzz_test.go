@@ -86,8 +86,20 @@ func FuzzDeltaFastPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast blockDeltaEvent
-		if !decodeDeltaFast(data, &fast) {
+		scratch := []byte("left over")
+		text, ok := decodeDeltaFast(data, &fast, &scratch)
+		if !ok {
 			return
+		}
+		switch fast.Delta.Type { // the fast path returns the text; encoding/json fills its field
+		case deltaText:
+			fast.Delta.Text = string(text)
+		case deltaThinking:
+			fast.Delta.Thinking = string(text)
+		case deltaInputJSON:
+			fast.Delta.PartialJSON = string(text)
+		case deltaSignature:
+			fast.Delta.Signature = string(text)
 		}
 		var slow blockDeltaEvent
 		if err := json.Unmarshal(data, &slow); err != nil {

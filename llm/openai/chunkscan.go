@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -14,19 +15,47 @@ import (
 // the chunk with encoding/json, so both paths yield the same result
 // (FuzzChunkScanner checks this). Decoded values alias the scanner's
 // scratch space and data; they are valid until the next scan.
+//
+// Content and tool-call arguments are decoded as bytes (delta.text,
+// functionDelta.args), so a delta costs no allocation here. A chunk that
+// repeats the previous one byte for byte except for its one content or
+// arguments string, as every chunk of a long answer does, is decoded by
+// comparing those bytes and reading only the new string (repeat).
 type chunkScanner struct {
 	data []byte
 	i    int
 
-	choice [1]choice
-	delta  delta
-	finish string
-	calls  []toolCallDelta
-	fns    []functionDelta
-	idx    []int
-	cont   string
-	lastID string
-	buf    []byte // unescape scratch
+	choice  [1]choice
+	delta   delta
+	finish  string
+	calls   []toolCallDelta
+	fns     []functionDelta
+	idx     []int
+	lastID  string
+	buf     []byte // unescape scratch for strings
+	scratch []byte // unescaped content and arguments of this scan
+	ascii   bool   // the string str read last is all ASCII
+
+	// one is the chunk's one content or arguments string, when it has
+	// exactly one: where it starts and ends in data, and which delta it
+	// fills (the content when call < 0, else fns[call]).
+	one struct {
+		n          int // such strings seen in this scan
+		start, end int
+		call       int
+	}
+	// last is the previous chunk when it can serve as a template.
+	last template
+}
+
+// template is a decoded chunk whose bytes, except for one string, the
+// next chunk may repeat: its data, the string's place, and the result.
+type template struct {
+	ok         bool
+	data       []byte
+	start, end int
+	call       int
+	chunk      chunk
 }
 
 // maxScanDepth bounds nesting in skipped values; deeper input falls back.
@@ -35,13 +64,81 @@ const maxScanDepth = 64
 // scan decodes data into c, which must be zero. It reports whether it
 // could; on false, c must be reset and decoded another way.
 func (sc *chunkScanner) scan(data []byte, c *chunk) bool {
+	sc.scratch = sc.scratch[:0]
+	if sc.repeat(data, c) {
+		return true
+	}
+	sc.last.ok = false
 	sc.data, sc.i = data, 0
 	sc.calls, sc.fns, sc.idx = sc.calls[:0], sc.fns[:0], sc.idx[:0]
+	sc.one.n = 0
 	if !sc.chunk(c) {
 		return false
 	}
 	sc.ws()
-	return sc.i == len(sc.data)
+	if sc.i != len(sc.data) {
+		return false
+	}
+	sc.keep(data, c)
+	return true
+}
+
+// keep makes the chunk just decoded the template for the next one, when
+// it has exactly one content or arguments string and nothing that aliases
+// data (the reasoning fields do).
+func (sc *chunkScanner) keep(data []byte, c *chunk) {
+	if sc.one.n != 1 || len(c.Choices) != 1 || c.Choices[0].Delta == nil {
+		return
+	}
+	if d := c.Choices[0].Delta; d.ReasoningContent != nil || d.ReasoningDetails != nil || d.Reasoning != nil {
+		return
+	}
+	t := &sc.last
+	t.ok = true
+	t.data = append(t.data[:0], data...)
+	t.start, t.end, t.call = sc.one.start, sc.one.end, sc.one.call
+	t.chunk = *c
+}
+
+// repeat decodes data when it equals the template but for the template's
+// string, and that place holds exactly one valid string literal. The JSON
+// grammar reads a value independently of its neighbours' contents, so the
+// chunk then decodes to the template's result with that string replaced:
+// the scanner's state before and after the string is the same as it was
+// for the template.
+func (sc *chunkScanner) repeat(data []byte, c *chunk) bool {
+	t := &sc.last
+	if !t.ok {
+		return false
+	}
+	suffix := len(t.data) - t.end
+	end := len(data) - suffix
+	if end < t.start+2 || !bytes.Equal(data[:t.start], t.data[:t.start]) || !bytes.Equal(data[end:], t.data[t.end:]) {
+		return false
+	}
+	sc.data, sc.i = data, t.start
+	escaped, ok := sc.str()
+	if !ok || sc.i != end {
+		return false
+	}
+	text, ok := sc.literal(data[t.start:end], escaped)
+	if !ok {
+		return false
+	}
+	*c = t.chunk
+	if t.call < 0 {
+		sc.delta.text = text
+	} else {
+		sc.fns[t.call].args = text
+	}
+	return true
+}
+
+// noteLiteral records a content or arguments string at data[start:sc.i]
+// for the template; call is the fns index, or -1 for the content.
+func (sc *chunkScanner) noteLiteral(start, call int) {
+	sc.one.n++
+	sc.one.start, sc.one.end, sc.one.call = start, sc.i, call
 }
 
 // Key sets of each object level, for the duplicate and case-fold checks.
@@ -225,10 +322,13 @@ func (sc *chunkScanner) deltaField(d *delta, k int) bool {
 		if sc.null() {
 			return true
 		}
-		if !sc.stringInto(&sc.cont) {
+		start := sc.i
+		text, ok := sc.stringBytes()
+		if !ok {
 			return false
 		}
-		d.Content = &sc.cont
+		sc.noteLiteral(start, -1)
+		d.text, d.scanned = text, true
 		return true
 	case 4: // tool_calls
 		return sc.toolCalls(d)
@@ -316,10 +416,21 @@ func (sc *chunkScanner) callField(n, k int) bool {
 	}
 	sc.calls[n].Function = presentFunction
 	f := &sc.fns[n]
+	f.scanned = true
 	return sc.object(functionKeys, func(k int) bool {
 		if k == 0 {
 			return sc.optString(&f.Name)
 		}
-		return sc.optString(&f.Arguments)
+		if sc.null() {
+			return true
+		}
+		start := sc.i
+		text, ok := sc.stringBytes()
+		if !ok {
+			return false
+		}
+		sc.noteLiteral(start, n)
+		f.args = text
+		return true
 	})
 }

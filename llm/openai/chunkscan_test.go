@@ -35,8 +35,35 @@ var scanSeeds = []string{
 	`[1,2]`,
 }
 
+// repeatSeeds are chunk sequences, one chunk a line, whose chunks repeat
+// the one before but for one string: the scanner's repeat path, and inputs
+// that look like a repeat but are not.
+var repeatSeeds = []string{
+	`{"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ab"}}]},"finish_reason":null}]}` + "\n" +
+		`{"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"c\"d\\n"}}]},"finish_reason":null}]}` + "\n" +
+		`{"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":""}}]},"finish_reason":null}]}` + "\n" +
+		`{"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\u00e9\ud83d"}}]},"finish_reason":null}]}` + "\n" +
+		`{"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"a","x":"b"}}]},"finish_reason":null}]}` + "\n" +
+		`{"id":"c","choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"a","arguments":"b"}}]},"finish_reason":null}]}`,
+	`{"id":"c","choices":[{"index":0,"delta":{"content":"Hel"},"logprobs":null}]}` + "\n" +
+		`{"id":"c","choices":[{"index":0,"delta":{"content":"lo \/ \t"},"logprobs":null}]}` + "\n" +
+		`{"id":"c","choices":[{"index":0,"delta":{"content":null},"logprobs":null}]}` + "\n" +
+		`{"id":"c","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null}]}` + "\n" +
+		"{\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xff\"},\"logprobs\":null}]}" + "\n" +
+		`{"id":"c","choices":[{"index":0,"delta":{"content":"y"},"logprobs":null}]}` + "\n" +
+		`{"id":"c","choices":[{"index":0,"delta":{"content":"y"}` + "\n" +
+		`{"id":"c","choices":[{"index":0,"delta":{"content":"z"},"logprobs":null}]}`,
+	`{"choices":[{"delta":{"reasoning_content":"a","content":"b"}}]}` + "\n" +
+		`{"choices":[{"delta":{"reasoning_content":"a","content":"c"}}]}` + "\n" +
+		`{"choices":[{"delta":{"content":"a","tool_calls":[{"index":0,"function":{"arguments":"b"}}]}}]}` + "\n" +
+		`{"choices":[{"delta":{"content":"a","tool_calls":[{"index":0,"function":{"arguments":"c"}}]}}]}`,
+}
+
 func FuzzChunkScanner(f *testing.F) {
 	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range repeatSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -52,6 +79,17 @@ func FuzzChunkScanner(f *testing.F) {
 func TestChunkScannerMatchesEncodingJSON(t *testing.T) {
 	for _, s := range scanSeeds {
 		chunks := [][]byte{[]byte(s)}
+		if d := cmp.Diff(handleAll(chunks, true), handleAll(chunks, false), anyID); d != "" {
+			t.Errorf("input %s: fast path differs (-slow +fast):\n%s", s, d)
+		}
+	}
+}
+
+// TestChunkScannerRepeatsMatchEncodingJSON runs the repeat seeds through
+// both paths, chunk by chunk.
+func TestChunkScannerRepeatsMatchEncodingJSON(t *testing.T) {
+	for _, s := range repeatSeeds {
+		chunks := bytes.Split([]byte(s), []byte("\n"))
 		if d := cmp.Diff(handleAll(chunks, true), handleAll(chunks, false), anyID); d != "" {
 			t.Errorf("input %s: fast path differs (-slow +fast):\n%s", s, d)
 		}
@@ -82,7 +120,7 @@ func handleAll(chunks [][]byte, slow bool) outcome {
 			break
 		}
 	}
-	o.Parts = s.queue
+	o.Parts = s.run.Flush(s.queue)
 	o.ID, o.RawFinish = s.id, s.rawFinish
 	o.Usage, o.HasUsage = s.usage, s.hasUsage
 	o.Learned = s.cfg.dialect.learned

@@ -30,6 +30,8 @@
 //     of it is used. An empty 200 body is malformed; a 200 that is neither
 //     an event stream nor a chat completion in JSON is invalid and names
 //     its content type (TestStreamErrors, faults_test.go).
+//   - A request body is encoded a message at a time while it is sent, with
+//     its Content-Length, never into one buffer (TestRequestBodyIsStreamed).
 //   - Request bodies are byte-stable and match the goldens in testdata;
 //     the openai flavour sends tool schemas byte for byte; Kimi
 //     normalisation never modifies its input (provider_test.go,
@@ -39,8 +41,14 @@
 //   - Every stream failure is an *llm.Error with a message or an abort;
 //     the stream never panics, always ends, and never drops received
 //     content silently (FuzzChatCompletionsStream, TestStreamErrors).
-//   - The chunk scanner decodes exactly what encoding/json decodes
-//     (FuzzChunkScanner); BenchmarkSSEDecode tracks throughput.
+//   - The chunk scanner decodes exactly what encoding/json decodes, also
+//     when it decodes a chunk as a repeat of the one before with another
+//     string (FuzzChunkScanner, TestChunkScannerRepeatsMatchEncodingJSON);
+//     BenchmarkSSEDecode tracks throughput, BenchmarkGenerateLargeToolArgs
+//     a 2 MiB tool call in 16-byte deltas.
+//   - Text, reasoning and argument deltas that arrived together are handed
+//     out as one part (llm/internal/wire.Run); none waits for bytes not yet
+//     received (TestDeltasThatArrivedTogetherAreOnePart).
 //   - Status errors: abort first, then Kimi's quota hook (kimi flavour),
 //     then insufficient_quota, then llm.NormalizeStatus (errors_test.go).
 package openai

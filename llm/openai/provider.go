@@ -150,6 +150,9 @@ type Provider struct {
 	// maxTokens is the explicit cap (Options or WithMaxCompletionTokens),
 	// already clamped; 0 means none.
 	maxTokens int
+	// sizes are the encoded sizes of the last request's messages, shared
+	// by every copy.
+	sizes *wire.Sizes[wireMessage]
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -171,6 +174,7 @@ func New(opts Options) *Provider {
 		log:       opts.Logger,
 		dialect:   newReasoningDialect(opts.ReasoningKey),
 		maxTokens: max(opts.MaxCompletionTokens, 0),
+		sizes:     &wire.Sizes[wireMessage]{},
 	}
 	p.kwargs.Stop = append([]string(nil), opts.GenerationKwargs.Stop...)
 	if p.flavour != OpenAI {

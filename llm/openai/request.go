@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // Response format types of llm.ResponseFormat.
@@ -37,19 +39,20 @@ type encoder struct {
 	reasoningKey ReasoningKey
 }
 
-// encodeRequest builds the request body with the field order of spec 01
+// requestBody builds the request body with the field order of spec 01
 // §3.2.1: model, messages, stream, sampling kwargs, prompt_cache_key, the
 // completion cap, reasoning_effort (openai), extra body keys (sorted),
-// response_format, tools, stream_options.
-func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
+// response_format, tools, stream_options. The messages are encoded as the
+// body is read (wire.Body).
+func (p *Provider) requestBody(req *llm.Request) (*wire.Body[wireMessage], error) {
 	e := &encoder{kimi: p.flavour == Kimi, reasoningKey: p.dialect.outbound()}
 	msgs := llm.NormalizeToolCalls(req.Messages)
-	var wire []wireMessage
+	var msgWire []wireMessage
 	var err error
 	if e.kimi {
-		wire, err = convertKimi(msgs, p.body.preservedThinking())
+		msgWire, err = convertKimi(msgs, p.body.preservedThinking())
 	} else {
-		wire, err = convertOpenAI(msgs, p.toolConv)
+		msgWire, err = convertOpenAI(msgs, p.toolConv)
 	}
 	if err != nil {
 		return nil, err
@@ -61,7 +64,6 @@ func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
 	overridden := func(k string) bool { _, ok := extra[k]; return ok }
 
 	w := newWriter()
-	w.buf.Grow(llm.BodySizeHint(req))
 	w.beginObject()
 	w.strField("model", p.model)
 	w.key("messages")
@@ -72,11 +74,8 @@ func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
 		w.strField("content", req.System)
 		w.endObject()
 	}
-	for i := range wire {
-		if err := wire[i].encode(w, e); err != nil {
-			return nil, err
-		}
-	}
+	head := bytes.Clone(w.bytes())
+	w.buf.Reset()
 	w.endArray()
 	w.key("stream")
 	w.bool(true)
@@ -147,7 +146,17 @@ func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
 	w.bool(true)
 	w.endObject()
 	w.endObject()
-	return w.bytes(), nil
+	return wire.NewBody(wire.BodyParts[wireMessage]{
+		Head: head, Tail: w.bytes(), Messages: msgWire, Comma: req.System != "",
+		Encode: func(dst []byte, m *wireMessage) ([]byte, error) {
+			mw := newWriterOn(dst)
+			if err := m.encode(mw, e); err != nil {
+				return nil, err
+			}
+			return mw.bytes(), nil
+		},
+		Sizes: p.sizes, Key: *e,
+	})
 }
 
 func validFloat(f float64) bool { _, err := json.Marshal(f); return err == nil }

@@ -464,3 +464,13 @@ func TestExtraBodyHoisted(t *testing.T) {
 		t.Errorf("temperature sent twice:\n%s", srv.Request(0).Body)
 	}
 }
+
+// encodeRequest is the request body in one buffer: the bytes the
+// transport sends.
+func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
+	b, err := p.requestBody(req)
+	if err != nil {
+		return nil, err
+	}
+	return b.Bytes()
+}

@@ -44,6 +44,10 @@ type delta struct {
 	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 	Reasoning        json.RawMessage `json:"reasoning"`
 	ToolCalls        []toolCallDelta `json:"tool_calls"`
+	// text is content as the chunk scanner decoded it, when scanned (see
+	// functionDelta.args); encoding/json fills Content instead.
+	text    []byte
+	scanned bool
 }
 
 type usage struct {
@@ -91,6 +95,9 @@ type stream struct {
 	queue []llm.StreamPart
 	head  int
 	calls callBuffer
+	// run coalesces the text and argument deltas of events that arrived
+	// together (wire.Run); it is flushed into queue before Next returns.
+	run wire.Run
 
 	// scan decodes common chunks without encoding/json; c is the reused
 	// decode target. noFastPath (tests only) sends every chunk through
@@ -136,7 +143,7 @@ func (s *stream) Next() (llm.StreamPart, error) {
 		case s.err != nil:
 			return llm.StreamPart{}, s.err
 		case s.done:
-			if s.queue = s.calls.finish(s.queue); len(s.queue) > 0 {
+			if s.queue = s.calls.finish(s.run.Flush(s.queue)); len(s.queue) > 0 {
 				continue
 			}
 			return llm.StreamPart{}, io.EOF
@@ -147,6 +154,11 @@ func (s *stream) Next() (llm.StreamPart, error) {
 		}
 		if err := s.fill(); err != nil {
 			s.err = err
+		}
+		// A delta waits in the run only while the next event is already
+		// here and nothing else was queued.
+		if len(s.queue) > 0 || s.err != nil || s.done || !s.dec.Ready() {
+			s.queue = s.run.Flush(s.queue)
 		}
 	}
 }
@@ -294,13 +306,16 @@ func (s *stream) handle(data []byte) error {
 		return nil
 	}
 	if think, ok := s.reasoning(d, data); ok {
-		s.queue = append(s.queue, llm.ContentStreamPart(llm.ThinkPart(think, "")))
+		s.queue = s.run.AddString(s.queue, wire.ThinkRun, think)
 	}
-	if d.Content != nil && *d.Content != "" {
-		s.queue = append(s.queue, llm.ContentStreamPart(llm.TextPart(*d.Content)))
+	switch {
+	case d.scanned && len(d.text) > 0:
+		s.queue = s.run.Add(s.queue, wire.TextRun, d.text)
+	case d.Content != nil && *d.Content != "":
+		s.queue = s.run.AddString(s.queue, wire.TextRun, *d.Content)
 	}
 	for i := range d.ToolCalls {
-		s.queue = s.calls.add(&d.ToolCalls[i], s.queue)
+		s.queue = s.calls.add(&d.ToolCalls[i], &s.run, s.queue)
 	}
 	return nil
 }
@@ -310,6 +325,9 @@ func (s *stream) handle(data []byte) error {
 func (s *stream) reasoning(d *delta, data []byte) (string, bool) {
 	if s.cfg.dialect.custom() {
 		return customReasoning(s.cfg.dialect.fixed, data)
+	}
+	if d.ReasoningContent == nil && d.ReasoningDetails == nil && d.Reasoning == nil {
+		return "", false
 	}
 	for _, k := range knownReasoningKeys {
 		var raw json.RawMessage

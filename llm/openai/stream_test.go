@@ -214,12 +214,19 @@ func TestChunkFields(t *testing.T) {
 	t.Run("empty reasoning string is a part, null and arrays are skipped", func(t *testing.T) {
 		got, _, err := readAll(t, streamConfig{flavour: Kimi}, events(
 			`{"choices":[{"delta":{"reasoning_content":""}}]}`,
-			`{"choices":[{"delta":{"reasoning_content":null,"reasoning_details":[{"x":1}],"reasoning":"v"}}]}`,
 			`{"choices":[{"delta":{"content":""}}]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff([]llm.StreamPart{thinkPart(""), thinkPart("v")}, got); d != "" {
+		if d := cmp.Diff([]llm.StreamPart{thinkPart("")}, got); d != "" {
+			t.Errorf("parts (-want +got):\n%s", d)
+		}
+		got, _, err = readAll(t, streamConfig{flavour: Kimi}, events(
+			`{"choices":[{"delta":{"reasoning_content":null,"reasoning_details":[{"x":1}],"reasoning":"v"}}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]llm.StreamPart{thinkPart("v")}, got); d != "" {
 			t.Errorf("parts (-want +got):\n%s", d)
 		}
 	})
@@ -430,5 +437,56 @@ func TestCloseIsIdempotent(t *testing.T) {
 	}
 	if _, err := s.Next(); err == nil || err == io.EOF {
 		t.Errorf("Next after Close = %v; want an error", err)
+	}
+}
+
+// pieces is a body whose reads return the given pieces one per Read, as
+// the network delivers a stream in bursts.
+type pieces []string
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if len(*p) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, (*p)[0])
+	if (*p)[0] = (*p)[0][n:]; (*p)[0] == "" {
+		*p = (*p)[1:]
+	}
+	return n, nil
+}
+
+// TestDeltasThatArrivedTogetherAreOnePart: consecutive text or argument
+// deltas of one part that arrived in one burst come out as one part; a
+// delta still on its way never holds back the ones already here, and any
+// other part ends the run.
+func TestDeltasThatArrivedTogetherAreOnePart(t *testing.T) {
+	arg := func(s string) string {
+		return `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"` + s + `"}}]}}]}`
+	}
+	text := func(s string) string { return `{"choices":[{"delta":{"content":"` + s + `"}}]}` }
+	body := pieces{
+		strings.TrimSuffix(events(text("Hel"), text("lo"), `{"choices":[{"delta":{"reasoning_content":"r"}}]}`, text("!"),
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":""}}]}}]}`,
+			arg(`{\"a\"`), arg(`:1`)), "data: [DONE]\n\n"),
+		strings.TrimSuffix(events(arg(`,\"b\":2`)), "data: [DONE]\n\n") + "data: " + arg("}")[:20],
+		arg("}")[20:] + "\n\n" + events(`{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}`),
+	}
+	s := newStream(t.Context(), io.NopCloser(&body), streamConfig{flavour: Kimi}, nil)
+	defer s.Close()
+	var got []llm.StreamPart
+	for {
+		p, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	want := []llm.StreamPart{textPart("Hello"), thinkPart("r"), textPart("!"), header("a", "f", "", 0, true),
+		argPart(`{"a":1`, 0, true), argPart(`,"b":2`, 0, true), argPart("}", 0, true)}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("parts (-want +got):\n%s", d)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // toolCallDelta is one entry of delta.tool_calls.
@@ -18,6 +19,19 @@ type toolCallDelta struct {
 type functionDelta struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// args is the arguments as the chunk scanner decoded them, when
+	// scanned: bytes of the chunk or of the scanner's scratch, valid until
+	// the next scan. encoding/json fills Arguments instead.
+	args    []byte
+	scanned bool
+}
+
+// arguments returns the argument text of the delta.
+func (f *functionDelta) arguments() []byte {
+	if f.scanned {
+		return f.args
+	}
+	return []byte(f.Arguments)
 }
 
 // callBuffer turns streamed tool-call deltas into stream parts (spec 01
@@ -37,12 +51,15 @@ type bufferedCall struct {
 	emitted bool
 }
 
-// add appends the parts one delta entry yields to out.
-func (b *callBuffer) add(d *toolCallDelta, out []llm.StreamPart) []llm.StreamPart {
+// add appends the parts one delta entry yields to out. Argument deltas go
+// through run, which coalesces consecutive ones of the same call; any
+// other part flushes it first.
+func (b *callBuffer) add(d *toolCallDelta, run *wire.Run, out []llm.StreamPart) []llm.StreamPart {
 	f := d.Function
 	if f == nil {
 		return out
 	}
+	args := f.arguments()
 	if d.Index == nil {
 		switch {
 		case f.Name != "":
@@ -50,10 +67,10 @@ func (b *callBuffer) add(d *toolCallDelta, out []llm.StreamPart) []llm.StreamPar
 			if id == "" {
 				id = newCallID()
 			}
-			out = append(out, llm.StreamPart{Kind: llm.KindToolCall,
-				ToolCall: llm.ToolCall{ID: id, Name: f.Name, Arguments: f.Arguments}})
-		case f.Arguments != "":
-			out = append(out, llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: f.Arguments})
+			out = append(run.Flush(out), llm.StreamPart{Kind: llm.KindToolCall,
+				ToolCall: llm.ToolCall{ID: id, Name: f.Name, Arguments: string(args)}})
+		case len(args) > 0:
+			out = run.Add(out, wire.ArgsRun(0, false), args)
 		}
 		return out
 	}
@@ -68,9 +85,8 @@ func (b *callBuffer) add(d *toolCallDelta, out []llm.StreamPart) []llm.StreamPar
 	}
 	if c.emitted {
 		// Later name fragments and ids are ignored once the header is out.
-		if f.Arguments != "" {
-			out = append(out, llm.StreamPart{Kind: llm.KindToolCallPart, ArgumentsPart: f.Arguments,
-				Index: idx, Indexed: true})
+		if len(args) > 0 {
+			out = run.Add(out, wire.ArgsRun(idx, true), args)
 		}
 		return out
 	}
@@ -78,21 +94,21 @@ func (b *callBuffer) add(d *toolCallDelta, out []llm.StreamPart) []llm.StreamPar
 		c.id = d.ID
 	}
 	if f.Name == "" {
-		c.args.WriteString(f.Arguments)
+		c.args.Write(args)
 		return out
 	}
 	id := c.id
 	if id == "" {
 		id = newCallID()
 	}
-	args := f.Arguments
+	text := string(args)
 	if c.args.Len() > 0 {
-		args = c.args.String() + f.Arguments
+		text = c.args.String() + text
 		c.args = strings.Builder{}
 	}
 	c.emitted = true
-	return append(out, llm.StreamPart{Kind: llm.KindToolCall, Index: idx, Indexed: true,
-		ToolCall: llm.ToolCall{ID: id, Name: f.Name, Arguments: args}})
+	return append(run.Flush(out), llm.StreamPart{Kind: llm.KindToolCall, Index: idx, Indexed: true,
+		ToolCall: llm.ToolCall{ID: id, Name: f.Name, Arguments: text}})
 }
 
 // finish appends, in index order, a call without a name for every index

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -25,20 +24,21 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request) (llm.Stream, 
 	if _, err := p.apiKeyFor(req.Auth); err != nil {
 		return nil, err
 	}
-	body, err := p.encodeRequest(req)
+	body, err := p.requestBody(req)
 	if err != nil {
 		return nil, err
 	}
 	reqCtx, cancel := context.WithCancelCause(ctx)
-	hr, err := p.newHTTPRequest(reqCtx, chatPath, bytes.NewReader(body), req.Auth)
+	hr, err := p.newHTTPRequest(reqCtx, chatPath, nil, req.Auth)
 	if err != nil {
 		cancel(nil)
 		return nil, err
 	}
+	body.Attach(hr)
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "text/event-stream")
 	p.log.Debug("chat completions request", "provider", p.Name(), "model", p.model,
-		"messages", len(req.Messages), "bytes", len(body))
+		"messages", len(req.Messages), "bytes", body.Len())
 	if req.OnRequestSent != nil {
 		req.OnRequestSent()
 	}

@@ -29,7 +29,7 @@ func (sc *chunkScanner) stringInto(dst *string) bool {
 		return false
 	}
 	body := sc.data[start+1 : sc.i-1]
-	if !utf8.Valid(body) {
+	if !sc.ascii && !utf8.Valid(body) {
 		return json.Unmarshal(sc.data[start:sc.i], dst) == nil
 	}
 	if !escaped {
@@ -43,11 +43,57 @@ func (sc *chunkScanner) stringInto(dst *string) bool {
 	return json.Unmarshal(sc.data[start:sc.i], dst) == nil
 }
 
+// stringBytes reads a JSON string value as bytes: the string's own bytes
+// in data when it has no escapes, else its decoded form in the scan's
+// scratch. Either is valid until the next scan.
+func (sc *chunkScanner) stringBytes() ([]byte, bool) {
+	start := sc.i
+	escaped, ok := sc.str()
+	if !ok {
+		return nil, false
+	}
+	return sc.literal(sc.data[start:sc.i], escaped)
+}
+
+// literal decodes a string literal that str validated. Invalid UTF-8 and
+// \u escapes are left to encoding/json, as in stringInto.
+func (sc *chunkScanner) literal(lit []byte, escaped bool) ([]byte, bool) {
+	body := lit[1 : len(lit)-1]
+	valid := sc.ascii || utf8.Valid(body)
+	if valid && !escaped {
+		return body, true
+	}
+	if valid {
+		at := len(sc.scratch)
+		if buf, ok := unescapeTo(sc.scratch, body); ok {
+			sc.scratch = buf
+			return buf[at:], true
+		}
+	}
+	var s string
+	if json.Unmarshal(lit, &s) != nil {
+		return nil, false
+	}
+	at := len(sc.scratch)
+	sc.scratch = append(sc.scratch, s...)
+	return sc.scratch[at:], true
+}
+
 // unescape decodes the single-character escapes of a validated string
 // body. \u escapes are left to encoding/json (ok=false), which handles
 // surrogate pairs and replacement characters.
 func (sc *chunkScanner) unescape(body []byte) (string, bool) {
-	buf := sc.buf[:0]
+	buf, ok := unescapeTo(sc.buf[:0], body)
+	if !ok {
+		return "", false
+	}
+	sc.buf = buf
+	return string(buf), true
+}
+
+// unescapeTo appends body with its single-character escapes decoded to
+// buf; any \u escape reports false.
+func unescapeTo(buf, body []byte) ([]byte, bool) {
 	for i := 0; i < len(body); i++ {
 		b := body[i]
 		if b != '\\' {
@@ -69,11 +115,10 @@ func (sc *chunkScanner) unescape(body []byte) (string, bool) {
 		case 't':
 			buf = append(buf, '\t')
 		default:
-			return "", false
+			return buf, false
 		}
 	}
-	sc.buf = buf
-	return string(buf), true
+	return buf, true
 }
 
 // plainKey reads a key that needs no unescaping; the slice aliases data.
@@ -86,17 +131,22 @@ func (sc *chunkScanner) plainKey() ([]byte, bool) {
 	return sc.data[start+1 : sc.i-1], true
 }
 
-// str validates a string and moves past it; escaped reports backslashes.
+// str validates a string and moves past it; escaped reports backslashes,
+// and sc.ascii whether every byte of it is ASCII.
 func (sc *chunkScanner) str() (escaped bool, ok bool) {
 	d := sc.data
 	i := sc.i
 	if i >= len(d) || d[i] != '"' {
 		return false, false
 	}
+	high := byte(0)
 	for i++; i < len(d); i++ {
-		switch b := d[i]; {
+		b := d[i]
+		high |= b
+		switch {
 		case b == '"':
 			sc.i = i + 1
+			sc.ascii = high < utf8.RuneSelf
 			return escaped, true
 		case b == '\\':
 			escaped = true

@@ -17,8 +17,11 @@ type writer struct {
 	afterKey bool   // the next value follows a key and needs no comma
 }
 
-func newWriter() *writer {
-	w := &writer{}
+func newWriter() *writer { return newWriterOn(nil) }
+
+// newWriterOn returns a writer that appends to dst.
+func newWriterOn(dst []byte) *writer {
+	w := &writer{buf: *bytes.NewBuffer(dst)}
 	w.enc = json.NewEncoder(&w.buf)
 	w.enc.SetEscapeHTML(false)
 	return w

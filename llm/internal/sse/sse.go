@@ -6,8 +6,9 @@
 // comments; an event is dispatched on a blank line. What an event means is
 // the provider's business. A line longer than MaxLine is ErrLineTooLong,
 // and EOF inside an event is ErrUnterminated (an io.ErrUnexpectedEOF), so
-// a torn stream is never mistaken for a clean end. Guarded by sse_test.go
-// and the providers' fuzz tests.
+// a torn stream is never mistaken for a clean end. Ready tells whether the
+// next event is buffered already, and never promises one that needs a read
+// (FuzzReady). Guarded by sse_test.go and the providers' fuzz tests.
 package sse
 
 import (
@@ -109,6 +110,48 @@ func (d *Decoder) Next() (Event, error) {
 			d.typ = d.last
 		}
 		// id and retry are not used by either wire.
+	}
+}
+
+// Ready reports whether the next event is buffered in full, so that Next
+// returns it without reading from the stream. It never reads: a provider
+// asks it to hand out deltas that arrived together as one part without
+// waiting for bytes that are not there yet. It may report false for an
+// event Next could return at once (one longer than the buffer), never true
+// for one that needs a read.
+func (d *Decoder) Ready() bool {
+	buf, _ := d.r.Peek(d.r.Buffered()) // buffered bytes never fail to peek
+	hasData, hasType := false, false
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return false
+		}
+		line := trimEOL(buf[:i+1])
+		buf = buf[i+1:]
+		if len(line) == 0 {
+			if hasData || hasType {
+				return true
+			}
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value := line, []byte(nil)
+		if j := bytes.IndexByte(line, ':'); j >= 0 {
+			field, value = line[:j], line[j+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		// The same dispatch rule as Next: data, or a non-empty type.
+		switch string(field) {
+		case "data":
+			hasData = true
+		case "event":
+			hasType = len(value) > 0
+		}
 	}
 }
 

@@ -115,3 +115,56 @@ func TestDecoderEndings(t *testing.T) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestReady checks when the next event counts as buffered.
+func TestReady(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     bool
+	}{
+		{"whole event", "data: x\n\n", true},
+		{"crlf", "data: x\r\n\r\n", true},
+		{"type only", "event: ping\n\n", true},
+		{"no blank line yet", "data: x\n", false},
+		{"torn line", "data: x", false},
+		{"comment then nothing", ": keep-alive\n\n", false},
+		{"comment then event", ": keep-alive\n\ndata: y\n\n", true},
+		{"blank lines only", "\n\n\n", false},
+		{"empty type does not dispatch", "event:\n\n", false},
+		{"type reset by an empty one", "event: a\nevent:\n\n", false},
+		{"nothing", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDecoder(io.MultiReader(strings.NewReader(tt.in), errReader{errBlocked}))
+			_, _ = d.r.Peek(1) // fill the buffer as a first read would
+			if got := d.Ready(); got != tt.want {
+				t.Errorf("Ready() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// errBlocked stands for a read that would wait for the network.
+var errBlocked = errors.New("read would block")
+
+// FuzzReady checks that Ready never reports an event that needs a read:
+// after the first k bytes arrived, every event Ready promises comes
+// without touching the reader again.
+func FuzzReady(f *testing.F) {
+	f.Add([]byte("event: a\ndata: 1\n\ndata: 2\n\n: c\n\ndata: 3\n"), uint16(20))
+	f.Add([]byte("data: x\r\n\r\nevent:\n\nevent: b\n\n"), uint16(40))
+	f.Fuzz(func(t *testing.T, b []byte, k uint16) {
+		n := int(k) % (len(b) + 1)
+		d := NewDecoder(io.MultiReader(strings.NewReader(string(b[:n])), errReader{errBlocked}))
+		for range len(b) + 1 {
+			ready := d.Ready()
+			_, err := d.Next()
+			if err != nil {
+				if ready {
+					t.Fatalf("Ready promised an event, Next failed: %v (input %q, %d bytes arrived)", err, b, n)
+				}
+				return
+			}
+		}
+	})
+}

@@ -1,7 +1,9 @@
 // Package wire holds what the two HTTP provider wires (llm/openai and
 // llm/anthropic) share beyond SSE decoding: the clocks that bound one
-// response (watch.go) and the check that a 2xx answer is something a
-// stream decoder should read at all (sniff.go).
+// response (watch.go), the check that a 2xx answer is something a
+// stream decoder should read at all (sniff.go), the run that coalesces
+// deltas which arrived together into one part (run.go), and the request
+// body that is encoded a message at a time while it is sent (body.go).
 //
 // Invariants, and the tests that guard them:
 //   - The idle clock runs from the moment a request is sent: waiting for
@@ -16,4 +18,12 @@
 //     provider as JSON; anything else is read as a stream only when its
 //     first bytes are SSE fields, and is otherwise a KindInvalidResponse
 //     error naming the content type and what the body says (sniff_test.go).
+//   - A Run joins only consecutive deltas of one part and keeps the order
+//     of parts (run_test.go); the providers flush it whenever the next
+//     event is not buffered yet, so no delta waits for the network
+//     (TestDeltasThatArrivedTogetherAreOnePart in both wires).
+//   - A Body reads as its head, its messages joined by commas and its tail,
+//     as often as it is read, at the length NewBody measured; Sizes
+//     re-encodes only the messages the last request did not have
+//     (body_test.go; TestRequestBodyIsStreamed in both wires).
 package wire
