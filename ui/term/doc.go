@@ -11,6 +11,19 @@
 // on a resize, and the restore sequence. It does not own what the lines
 // say (ui/tui and ui/render) or reading keys (bubbletea does).
 //
+// Why not bubbletea's own inline renderer (spec 06 §5.12): ui/tui runs
+// bubbletea v2 for its event loop, keys and paste, but draws through
+// this Screen. bubbletea v2.1.1's renderer prints above its frame with
+// tea.Println (insertAbove: newlines to scroll, cursor up, insert lines),
+// which is exact only while the block fits above the frame: a 30-row
+// block under a 5-row frame in a 24-row tmux window leaves the frame's
+// 5 rows and 6 blank rows in the scrollback ahead of the block, and a
+// print before the first frame overwrites the shell's last lines. Its
+// flush erases and repaints the whole frame whenever the frame's height
+// changes (every new line of a streaming answer) and on every resize.
+// Resuming a session prints the last turns at once, and tool output
+// and long paragraphs are routinely taller than the free screen.
+//
 // Invariants, and the tests that guard them:
 //   - What a user can scroll through is exactly the printed blocks, in
 //     order, followed by the current frame: no line is lost, doubled or
