@@ -77,20 +77,54 @@ func (p *tmuxPane) screen() string {
 	return p.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", p.target)
 }
 
-// waitFor polls the pane until it shows s; it fails after 20 s.
+// waitTimeout bounds every wait for the pane; only a failing test waits
+// that long (the race detector on two busy cores is slow, not stuck).
+const waitTimeout = 60 * time.Second
+
+// waitFor polls the pane until it shows s; it fails after waitTimeout.
 func (p *tmuxPane) waitFor(s string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	scr, ok := p.poll(s, waitTimeout)
+	if !ok {
+		p.t.Fatalf("the pane never showed %q:\n%s", s, scr)
+	}
+	return scr
+}
+
+// poll reads the pane until it shows s or d passes, and returns the last
+// screen read and whether s was on it.
+func (p *tmuxPane) poll(s string, d time.Duration) (string, bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(d)
 	for {
 		scr := p.screen()
 		if strings.Contains(scr, s) {
-			return scr
+			return scr, true
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("the pane never showed %q:\n%s", s, scr)
+			return scr, false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// leave exits with key pressed twice (C-c or C-d while idle with an
+// empty editor, once the turn ended). The second press counts within 1.5 s of the first; on
+// a machine too busy for that it only re-arms, so leave presses again
+// (never after kimigo exited: the pane's shell would take the key).
+func (p *tmuxPane) leave(key string) {
+	p.t.Helper()
+	hint := map[string]string{"C-c": "Press Ctrl+C again to exit", "C-d": "Press Ctrl+D again to exit"}[key]
+	p.waitFor("> Type a message · /") // idle: a key would cancel a turn
+	p.keys(key)
+	p.waitFor(hint)
+	for range 5 {
+		p.keys(key)
+		if _, ok := p.poll("KIMIGO-EXIT=", 10*time.Second); ok {
+			return
+		}
+	}
+	p.t.Fatalf("%s pressed six times did not exit:\n%s", key, p.screen())
 }
 
 // exited waits for kimigo's exit code and checks the terminal it left:
@@ -145,9 +179,7 @@ func TestTUIStartPromptAndExit(t *testing.T) {
 	if strings.Count(scr, answer) != 1 {
 		t.Errorf("the answer shows %d times:\n%s", strings.Count(scr, answer), scr)
 	}
-	p.keys("C-c")
-	p.waitFor("Press Ctrl+C again to exit")
-	p.keys("C-c")
+	p.leave("C-c")
 	code, scr := p.exited()
 	if code != 0 || !strings.Contains(scr, "Bye!") || !strings.Contains(scr, "To resume this session: kimigo -r session_") {
 		t.Errorf("exit %d:\n%s", code, scr)
@@ -192,7 +224,7 @@ func TestTUIQueueEscResizeAndSignals(t *testing.T) {
 	srv := c.fake("openai",
 		llmtest.Text("first answer").WithFault(llmtest.Fault{Hold: gate}),
 		llmtest.Text("second answer"),
-		llmtest.ToolCall("call_1", "Bash", `{"command":"sleep 30"}`),
+		llmtest.ToolCall("call_1", "Bash", `{"command":"sleep 41.25"}`),
 		llmtest.Text("after the interruption"))
 	p := c.inTmux("--yolo", "first question")
 	p.waitFor("✨ first question")
@@ -213,8 +245,14 @@ func TestTUIQueueEscResizeAndSignals(t *testing.T) {
 	p.waitFor("Running a command")
 	p.keys("Escape")
 	p.waitFor("Interrupted.")
-	if out, _ := exec.Command("pgrep", "-f", "sleep 30").Output(); strings.TrimSpace(string(out)) != "" {
-		t.Errorf("the command still runs after Esc: %s", out)
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
+		out, _ := exec.Command("pgrep", "-f", `sleep 41\.25`).Output()
+		if strings.TrimSpace(string(out)) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command still runs after Esc: %s", out)
+		}
 	}
 
 	// Resize: the live region is drawn once, at the new width.
@@ -256,16 +294,16 @@ func TestTUIHangup(t *testing.T) {
 func TestTUIScenario41(t *testing.T) {
 	c := newCLI(t)
 	srv := c.fake("openai",
-		llmtest.ToolCall("call_1", "Write", `{"path":"a.txt","content":"a\n"}`), llmtest.Text("one"),
-		llmtest.ToolCall("call_2", "Write", `{"path":"a.txt","content":"again\n"}`), llmtest.Text("two"),
-		llmtest.ToolCall("call_3", "Bash", `{"command":"sudo rm -rf ./build"}`), llmtest.Text("three"))
+		llmtest.ToolCall("call_1", "Write", `{"path":"a.txt","content":"a\n"}`), llmtest.Text("Reply number one."),
+		llmtest.ToolCall("call_2", "Write", `{"path":"a.txt","content":"again\n"}`), llmtest.Text("Reply number two."),
+		llmtest.ToolCall("call_3", "Bash", `{"command":"sudo rm -rf ./build"}`), llmtest.Text("Reply number three."))
 	p := c.inTmux("write a")
 	p.waitFor("2 Approve for this session")
 	p.keys("2")
-	p.waitFor("one")
+	p.waitFor("Reply number one.")
 	p.text("write a again")
 	p.keys("Enter")
-	p.waitFor("two") // no key was pressed: no panel opened
+	p.waitFor("Reply number two.") // no key was pressed: no panel opened
 	if b, err := os.ReadFile(filepath.Join(c.dir, "a.txt")); err != nil || string(b) != "again\n" {
 		t.Errorf("a.txt = %q, %v", b, err)
 	}
@@ -273,14 +311,12 @@ func TestTUIScenario41(t *testing.T) {
 	p.keys("Enter")
 	p.waitFor("recursive delete")
 	p.keys("Escape")
-	p.waitFor("three")
+	p.waitFor("Reply number three.")
 	reqs := srv.Requests()
 	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "rejected") {
 		t.Errorf("the model was not told of the rejection:\n%.2000s", last)
 	}
-	p.keys("C-d")
-	p.waitFor("Press Ctrl+D again to exit")
-	p.keys("C-d")
+	p.leave("C-d")
 	if code, _ := p.exited(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
@@ -300,8 +336,7 @@ func TestTUICtrlCCancelsAStreamingTurn(t *testing.T) {
 	p.text("again")
 	p.keys("Enter")
 	p.waitFor("after")
-	p.keys("C-c")
-	p.keys("C-c")
+	p.leave("C-c")
 	if code, _ := p.exited(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
@@ -342,8 +377,7 @@ func TestTUIContinueAndPicker(t *testing.T) {
 			t.Errorf("-c does not show %q:\n%s", want, scr)
 		}
 	}
-	p.keys("C-c")
-	p.keys("C-c")
+	p.leave("C-c")
 	p.exited()
 
 	p = c.inTmux("-r")
@@ -351,8 +385,7 @@ func TestTUIContinueAndPicker(t *testing.T) {
 	p.waitFor("the first question")
 	p.keys("Enter")
 	p.waitFor("── resumed ──")
-	p.keys("C-d")
-	p.keys("C-d")
+	p.leave("C-d")
 	if code, _ := p.exited(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
@@ -368,8 +401,7 @@ func TestTUICompact(t *testing.T) {
 	p.text("/compact")
 	p.keys("Enter")
 	p.waitFor("Compacted")
-	p.keys("C-c")
-	p.keys("C-c")
+	p.leave("C-c")
 	if code, _ := p.exited(); code != 0 {
 		t.Errorf("exit %d", code)
 	}

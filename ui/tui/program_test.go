@@ -63,7 +63,7 @@ func startPTY(t *testing.T, mutate ...func(*Options)) *ptyRig {
 	t.Cleanup(func() {
 		select {
 		case <-r.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(rigTimeout):
 			t.Error("Run did not end")
 		}
 		tty.Close()
@@ -75,7 +75,7 @@ func startPTY(t *testing.T, mutate ...func(*Options)) *ptyRig {
 // waitFor polls the emulated screen until it holds s.
 func (r *ptyRig) waitFor(s string) {
 	r.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(rigTimeout)
 	for {
 		r.mu.Lock()
 		screen := strings.Join(r.vt.Lines(), "\n")
@@ -101,11 +101,24 @@ func (r *ptyRig) wait() {
 	r.t.Helper()
 	select {
 	case <-r.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(rigTimeout):
 		r.t.Fatal("Run did not end")
 	}
-	time.Sleep(20 * time.Millisecond) // let the reader take the last bytes
+	// Run restored the terminal before it returned; the reader takes the
+	// last bytes when it gets to them.
+	for deadline := time.Now().Add(rigTimeout); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		r.mu.Lock()
+		back := r.vt.CursorVisible && !r.vt.BracketedPaste && r.vt.KittyDepth == 0
+		r.mu.Unlock()
+		if back {
+			return
+		}
+	}
 }
+
+// rigTimeout bounds every wait on the pseudo-terminal; only a failing
+// test waits that long.
+const rigTimeout = 60 * time.Second
 
 // restored checks the terminal is as a shell wants it back.
 func (r *ptyRig) restored() {
