@@ -31,6 +31,10 @@ type Command struct {
 	// Offline says the command works before a session is open (help,
 	// exit); the others wait for it.
 	Offline bool
+	// Available, when set, says whether the session offers what the
+	// command needs (plan mode, background tasks); help and completion
+	// leave out a command it does not, and typing it says so.
+	Available func(s Session) bool
 	// Run carries the command out; the command it returns runs after.
 	Run func(c *Ctx, args string) tea.Cmd
 }
@@ -117,6 +121,12 @@ func ParseCommand(input string) (name, args string, ok bool) {
 		return "", "", false
 	}
 	return name, strings.TrimSpace(args), true
+}
+
+// offered reports whether help and completion show c: a command that
+// needs what the open session lacks is left out.
+func (m *Model) offered(c *Command) bool {
+	return c.Available == nil || m.sess == nil || c.Available(m.sess)
 }
 
 // refusal is why a command cannot run now, "" when it can.

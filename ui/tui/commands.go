@@ -14,6 +14,13 @@ import (
 	"github.com/kimigo/kimigo/ui/render"
 )
 
+// offers is a Command.Available for a session capability: the session
+// implements T.
+func offers[T any](s Session) bool {
+	_, ok := s.(T)
+	return ok
+}
+
 // builtinCommands are the slash commands of spec 06 §5.4 that kimigo has
 // (the table's order; priority orders the completion menu). Later parts
 // add theirs here or through Options.Commands.
@@ -24,15 +31,15 @@ func builtinCommands() *Registry {
 		{Name: "new", Aliases: []string{"clear"}, Help: "Start a fresh session in this directory", Priority: 90, Idle: true, Run: cmdNew},
 		{Name: "sessions", Aliases: []string{"resume"}, Help: "Resume another session", Priority: 85, Idle: true, Run: cmdSessions},
 		{Name: "model", Args: "[alias]", Help: "Switch the model of this session", Priority: 80, Run: cmdModel},
-		{Name: "effort", Aliases: []string{"thinking"}, Args: "[level]", Help: "Set the thinking effort", Priority: 40, Run: cmdEffort},
+		{Name: "effort", Aliases: []string{"thinking"}, Args: "[level]", Help: "Set the thinking effort", Priority: 40, Run: cmdEffort, Available: offers[efforter]},
 		{Name: "permission", Help: "Choose the permission mode", Priority: 70, Run: cmdPermission},
 		{Name: "yolo", Aliases: []string{"yes"}, Args: "[on|off]", Help: "Approve ordinary tool calls without asking", Priority: 60, Run: modeCommand(event.ModeYolo)},
 		{Name: "auto", Args: "[on|off]", Help: "Never ask; run what the rules allow", Priority: 60, Run: modeCommand(event.ModeAuto)},
 		{Name: "manual", Help: "Ask before every tool call with side effects", Priority: 60, Run: cmdManual},
-		{Name: "plan", Args: "[on|off|clear]", Help: "Toggle plan mode", Priority: 55, IdleFor: func(a string) bool { return a == "clear" }, Run: cmdPlan},
+		{Name: "plan", Args: "[on|off|clear]", Help: "Toggle plan mode", Priority: 55, IdleFor: func(a string) bool { return a == "clear" }, Run: cmdPlan, Available: offers[planner]},
 		{Name: "compact", Args: "[instructions]", Help: "Summarize the conversation to free context", Priority: 65, Idle: true, Run: cmdCompact},
 		{Name: "undo", Args: "[count]", Help: "Withdraw your last prompts", Priority: 50, Idle: true, Run: cmdUndo},
-		{Name: "tasks", Aliases: []string{"task"}, Help: "Background tasks: output, stop", Priority: 45, Run: cmdTasks},
+		{Name: "tasks", Aliases: []string{"task"}, Help: "Background tasks: output, stop", Priority: 45, Run: cmdTasks, Available: offers[tasker]},
 		{Name: "title", Aliases: []string{"rename"}, Args: "[text]", Help: "Show or set the session's title", Priority: 30, Run: cmdTitle},
 		{Name: "status", Help: "Version, model, directory, modes, session and context", Priority: 35, Run: cmdStatus},
 		{Name: "usage", Help: "Token usage and the context window", Priority: 35, Run: cmdUsage},

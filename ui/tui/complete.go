@@ -43,6 +43,9 @@ func (m *Model) refreshMenu() tea.Cmd {
 		name := line[1:]
 		var items []choice
 		for _, c := range m.reg.Match(name) {
+			if !m.offered(c) {
+				continue
+			}
 			d := c.Help
 			if c.Args != "" {
 				d = c.Args + " · " + d

@@ -42,6 +42,8 @@
 // background (detacher: Ctrl-B and its hint), background tasks (tasker:
 // the /tasks browser and the footer's count), /undo (undoer) and
 // /export-md (markdownExporter), both of which *session.Session has.
+// A command that needs a capability says so in Command.Available: help
+// and completion leave it out for a session without it.
 // Questions before the session opens (the workspace trust question) are
 // Options.Ask. /goal, /mcp, /hooks, /skill: and /login add their
 // commands to builtinCommands or Options.Commands.

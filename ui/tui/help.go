@@ -34,6 +34,9 @@ func (m *Model) openHelp() {
 	}
 	lines = append(lines, "", t.Bold.Render("Commands"))
 	for _, c := range m.reg.Commands() {
+		if !m.offered(c) {
+			continue
+		}
 		name := "/" + c.Name
 		if c.Args != "" {
 			name += " " + c.Args

@@ -91,3 +91,43 @@ func TestAskBeforeTheSessionOpens(t *testing.T) {
 		t.Errorf("answers %v, quit %v, err %v", got, r.quit, r.m.StartError())
 	}
 }
+
+// Help and completion show only the commands the session offers: /tasks
+// with background tasks, not without; typing it anyway says why.
+func TestCommandsTheSessionOffers(t *testing.T) {
+	menu := func(r *rig) []string {
+		var names []string
+		if r.m.menu != nil {
+			for _, it := range r.m.menu.list.items {
+				names = append(names, it.label)
+			}
+		}
+		return names
+	}
+	plain := newRig(t)
+	plain.typeText("/ta")
+	if got := menu(plain); len(got) != 0 {
+		t.Errorf("completion offers %v to a session without background tasks", got)
+	}
+	plain.key("ctrl+u")
+	plain.typeText("/help")
+	plain.key("enter")
+	help, ok := plain.m.overlay.(*pager)
+	if !ok {
+		t.Fatalf("/help opened %T", plain.m.overlay)
+	}
+	plain.lacks(help.vp.GetContent(), "/tasks")
+	plain.contains(help.vp.GetContent(), "/usage")
+	plain.key("esc")
+	plain.typeText("/tasks")
+	plain.key("enter")
+	plain.contains(plain.screen()+plain.live(), "This session has no background tasks to show.")
+
+	s := &tasked{recorder: newRecorder()}
+	with := newRig(t, func(o *Options) { o.Session = s })
+	with.sess = s.recorder
+	with.typeText("/ta")
+	if got := menu(with); len(got) != 1 || got[0] != "/tasks" {
+		t.Errorf("completion offers %v; want /tasks", got)
+	}
+}
