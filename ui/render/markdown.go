@@ -44,6 +44,7 @@ func (m *Markdown) Render(text string, width int) []string {
 		return nil
 	}
 	width = max(width, 10)
+	text = capQuoteDepth(text)
 	m.mu.Lock()
 	out, err := m.render(text, width)
 	m.mu.Unlock()
@@ -76,6 +77,74 @@ func (m *Markdown) render(text string, width int) (string, error) {
 		m.tr, m.width = tr, width
 	}
 	return m.tr.Render(text)
+}
+
+// maxQuoteDepth is how deeply block quotes nest; a deeper marker is
+// shown as text. glamour's time grows steeply with the depth (10 levels
+// take about 10 ms, 20 about 120 ms, 40 about 12 s on one core), and a
+// model may quote anything.
+const maxQuoteDepth = 8
+
+// capQuoteDepth escapes, on each line outside a code fence, the block
+// quote markers beyond maxQuoteDepth (list markers between them count
+// as part of the line's prefix), so they render as text.
+func capQuoteDepth(text string) string {
+	if strings.Count(text, ">") <= maxQuoteDepth {
+		return text
+	}
+	var b strings.Builder
+	fence := ""
+	for line := range strings.SplitAfterSeq(text, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
+			fence = trimmed[:3]
+		default:
+			if i := deepQuoteMarker(line); i >= 0 {
+				b.WriteString(line[:i])
+				b.WriteByte('\\')
+				line = line[i:]
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// deepQuoteMarker is the offset of the line's quote marker past
+// maxQuoteDepth, or -1.
+func deepQuoteMarker(line string) int {
+	depth := 0
+	for i := 0; i < len(line); {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t':
+			i++
+		case c == '>':
+			if depth++; depth > maxQuoteDepth {
+				return i
+			}
+			i++
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && line[i+1] == ' ':
+			i += 2
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j+1 < len(line) && (line[j] == '.' || line[j] == ')') && line[j+1] == ' ' {
+				i = j + 2
+				continue
+			}
+			return -1
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // trimStyledRight removes the padding glamour leaves after the text of a

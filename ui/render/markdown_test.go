@@ -40,12 +40,37 @@ func TestMarkdownLinks(t *testing.T) {
 	}
 }
 
+// Block quotes nest at most maxQuoteDepth deep; deeper markers show as
+// text (glamour's time grows steeply with the depth), also after list
+// markers, and never inside a code fence.
+func TestMarkdownQuoteDepth(t *testing.T) {
+	for _, in := range []string{strings.Repeat(">", 500) + " x", strings.Repeat("> ", 40) + "x", "- " + strings.Repeat(">", 40) + " x"} {
+		out := ansi.Strip(strings.Join(NewMarkdown(Plain()).Render(in, 200), "\n"))
+		last := out[strings.LastIndex(out, "\n")+1:]
+		if n := strings.Count(last, "│"); n != maxQuoteDepth {
+			t.Errorf("%.20q… renders %d quote levels; want %d:\n%s", in, n, maxQuoteDepth, out)
+		}
+		if !strings.Contains(out, ">") || !strings.Contains(out, "x") {
+			t.Errorf("%.20q… lost its text:\n%s", in, out)
+		}
+	}
+	fenced := "```\n" + strings.Repeat(">", 20) + "\n```"
+	if got := capQuoteDepth(fenced); got != fenced {
+		t.Errorf("code changed: %q", got)
+	}
+	if got := capQuoteDepth(">>> 1 + 1\n2"); got != ">>> 1 + 1\n2" {
+		t.Errorf("a shallow quote changed: %q", got)
+	}
+}
+
 // FuzzMarkdown: any text renders without a panic, within the width.
 func FuzzMarkdown(f *testing.F) {
 	f.Add(richMarkdown, 30)
 	f.Add("**a *b* c** `d` [e](f) ~~g~~ _h_ <http://i>", 12)
 	f.Add("```\nunclosed", 5)
 	f.Add("| a |\n|---|\n| b |", 3)
+	f.Add(strings.Repeat(">", 300)+" deep", 40)
+	f.Add("1. "+strings.Repeat("> ", 60)+"deep", 40)
 	f.Fuzz(func(t *testing.T, text string, w int) {
 		w = 10 + (w%200+200)%200
 		for _, l := range NewMarkdown(Dark()).Render(text, w) {
