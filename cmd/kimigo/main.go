@@ -9,7 +9,6 @@ import (
 )
 
 func main() {
-	tuneGC()
 	os.Exit(run(os.Args[1:], processProc()))
 }
 
