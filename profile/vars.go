@@ -24,6 +24,7 @@ const (
 	VarPluginSectionsProse = "KIMI_PLUGIN_SECTIONS_PROSE"
 	VarGitBranch           = "KIMI_GIT_BRANCH"
 	VarGitDirty            = "KIMI_GIT_DIRTY"
+	VarGitStatusNote       = "KIMI_GIT_STATUS_NOTE"
 	VarRoleAdditional      = "ROLE_ADDITIONAL"
 )
 
@@ -46,6 +47,8 @@ var (
 	skillsMD string
 	//go:embed prose/plugin_sections.md
 	pluginSectionsMD string
+	//go:embed prose/git_status_slow.md
+	gitStatusSlowMD string
 )
 
 func contextVarNames() []string {
@@ -53,6 +56,7 @@ func contextVarNames() []string {
 		VarOS, VarShell, VarNow, VarWorkDir, VarWorkDirListing, VarAgentsMD, VarSkills,
 		VarPluginSections, VarAdditionalDirsInfo, VarWindowsNotes, VarAdditionalDirsProse,
 		VarSkillsProse, VarPluginSectionsProse, VarGitBranch, VarGitDirty,
+		VarGitStatusNote,
 	}
 }
 
@@ -65,8 +69,11 @@ func (pc PromptContext) Vars(p *Profile) map[string]string {
 	if p != nil && p.HasTool(skillToolName) {
 		skills = pc.Skills
 	}
-	branch, dirty := "", ""
-	if pc.Git.Repo {
+	branch, dirty, note := "", "", ""
+	switch {
+	case pc.Git.Repo && pc.Git.Slow: // the changed files are unknown
+		branch, note = pc.Git.Branch, prose(gitStatusSlowMD)
+	case pc.Git.Repo:
 		branch, dirty = pc.Git.Branch, strconv.Itoa(pc.Git.DirtyCount)
 	}
 	return map[string]string{
@@ -85,6 +92,7 @@ func (pc PromptContext) Vars(p *Profile) map[string]string {
 		VarPluginSectionsProse: prose(pluginSectionsMD),
 		VarGitBranch:           branch,
 		VarGitDirty:            dirty,
+		VarGitStatusNote:       note,
 	}
 }
 

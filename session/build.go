@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/agent/injection"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/config"
@@ -149,6 +150,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		questions = requestQuestioner{s.broker, MainAgentID}
 	}
 	logger := s.logger
+	pm, gs := s.modes(o, home)
 	return agent.Options{
 		ID:     MainAgentID,
 		Model:  model,
@@ -161,6 +163,8 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Committer:  c,
 				BashLogDir: filepath.Join(home, "tool-results"),
 				Questions:  questions,
+				Plan:       pm,
+				Goals:      gs,
 			})
 			m.SetActiveTools(p.active)
 			return m
@@ -175,8 +179,14 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			RuleWriter: &config.UserRuleWriter{Home: o.Home},
 		},
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
-		Events:     s.bus,
-		Logger:     logger,
+		Plan:       pm,
+		Goals:      gs,
+		// The plan and goal reminders; the todo-list and permission-mode
+		// reminders are not wired into sessions yet.
+		Injection: injection.New(injection.Options{PerStep: []injection.Injector{pm.Reminder()},
+			Boundary: []injection.Injector{gs.Reminder()}, Logger: logger}),
+		Events: s.bus,
+		Logger: logger,
 	}, nil
 }
 

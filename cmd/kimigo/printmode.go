@@ -33,6 +33,25 @@ type printRun struct {
 
 	// sess is the open session, nil until it opened.
 	sess *session.Session
+	// goal is the goal a `-p "/goal <objective>"` run starts; nil runs the
+	// prompt.
+	goal *print.Goal
+}
+
+// parseGoal reads a /goal prompt (spec 06 §1.6.1 step 6): the forms that
+// start a goal run it; every other /goal form goes to the model as the
+// prompt it is.
+func (r *printRun) parseGoal() error {
+	cmd, ok, err := session.ParseGoalCommand(r.o.prompt)
+	switch {
+	case !ok:
+		return nil
+	case err != nil:
+		return &usageError{msg: err.Error()}
+	case cmd.Starts():
+		r.goal = &print.Goal{Objective: cmd.Objective, Replace: cmd.Kind == session.GoalReplace}
+	}
+	return nil
 }
 
 // runPrint runs print mode and returns the exit code.
@@ -54,6 +73,10 @@ func runPrint(o *options, env config.Env, p proc) int {
 		r.logger.Info("print run stopped by a signal", "exit_code", code)
 		return code
 	}
+	var stopped *print.GoalStopped
+	if errors.As(err, &stopped) { // the summary and the resume hint are written
+		return stopped.Code
+	}
 	if err != nil {
 		return r.fail(err)
 	}
@@ -62,9 +85,13 @@ func runPrint(o *options, env config.Env, p proc) int {
 
 // open loads the configuration and opens (or creates) the session (spec
 // 06 §1.4) in auto permission mode for this run; the session resolves the
-// model, the profile, the rules and the tools, and builds the agent.
+// model, the profile, the rules and the tools, and builds the agent. A
+// /goal prompt that does not parse fails first: nothing is opened.
 func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	if err := r.configure(); err != nil {
+		return nil, err
+	}
+	if err := r.parseGoal(); err != nil {
 		return nil, err
 	}
 	id, _ := r.o.sessionID()
@@ -72,7 +99,7 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	s, err := session.Open(ctx, session.Options{
 		Config: r.cfg, Home: r.home, WorkDir: r.workDir, UserHome: userHome,
 		Resume: id, Continue: r.o.cont && id == "", Model: r.o.model, Agent: r.o.agent, AgentFiles: r.o.agentFiles,
-		AddDirs: r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
+		AddDirs: r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Plan: r.o.plan, Version: versionString(),
 		Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.warn(n.Text, n.Warning) },
 	})
@@ -97,7 +124,7 @@ func (r *printRun) run(ctx context.Context, s *session.Session) error {
 		Host: s, Prompt: r.o.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
 		SessionID: s.ID(), ResumeCommand: s.ResumeCommand(),
 		Stdout: r.p.stdout, Stderr: r.p.stderr, StdoutWidth: r.p.stdoutWidth, StderrWidth: r.p.stderrWidth,
-		Logger: r.logger,
+		Goal: r.goal, Logger: r.logger,
 	})
 }
 

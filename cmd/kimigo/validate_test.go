@@ -24,7 +24,7 @@ func TestValidate(t *testing.T) {
 		{"3 format without prompt", []string{"--output-format", "text"}, nil, "Output format is only supported in prompt mode."},
 		{"4 prompt with yolo", []string{"-p", "hi", "-y"}, nil, "Cannot combine --prompt with --yolo."},
 		{"5 prompt with auto", []string{"-p", "hi", "--auto"}, nil, "Cannot combine --prompt with --auto."},
-		{"6 prompt with plan", []string{"-p", "hi", "--plan"}, nil, "Cannot combine --prompt with --plan."},
+		{"6 prompt with plan is allowed (issue 20)", []string{"-p", "hi", "--plan"}, nil, ""},
 		{"7 blank agent", []string{"--agent", ""}, nil, "Agent cannot be empty."},
 		{"8 two agent files", []string{"--agent-file", "a", "--agent-file", "b"}, nil, "--agent-file may only be specified once."},
 		{"9 blank agent file", []string{"--agent-file", " "}, nil, "Agent file path cannot be empty."},

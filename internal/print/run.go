@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
 )
 
 // Format is print mode's output format (spec 06 §1.6.1).
@@ -55,6 +57,13 @@ type Options struct {
 	// terminals.
 	Stdout, Stderr           io.Writer
 	StdoutWidth, StderrWidth int
+	// Goal, when set, runs a goal instead of the prompt (`-p "/goal …"`):
+	// Host must be a GoalHost.
+	Goal *Goal
+	// Sleep waits for a quota reset; nil means a timer. MaxQuotaWait
+	// bounds one such wait; 0 means a day.
+	Sleep        func(ctx context.Context, d time.Duration) error
+	MaxQuotaWait time.Duration
 	// Logger receives lifecycle lines; nil discards.
 	Logger *slog.Logger
 }
@@ -86,6 +95,8 @@ type renderer interface {
 	finish() error
 	// resumeHint writes the resume hint of a successful run.
 	resumeHint(sessionID, command string)
+	// goalSummary reports how a goal run left the goal (nil: none).
+	goalSummary(g *event.Goal)
 }
 
 // Run sends the prompt, renders the main agent's events until the run
@@ -94,9 +105,13 @@ type renderer interface {
 // returns a *Failure; ctx ending first returns ErrInterrupted (the turn is
 // cancelled, the caller closes the session).
 //
-// The settle rules of goals, cron and background tasks do not apply yet:
-// none of them exists in a print session, so the run settles when its
-// turn ends.
+// A run whose turn completes leaving a goal active (the model created or
+// resumed one) keeps waiting while the goal driver runs its turns, and
+// settles on the last one; a turn that fails ends the run even with the
+// goal active. With Options.Goal the run starts the goal instead and
+// settles when the goal is no longer active (goal.go). The settle rules
+// of cron and background tasks do not apply yet: neither exists in a
+// print session.
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
 	if log == nil {
@@ -109,31 +124,51 @@ func Run(ctx context.Context, o Options) error {
 		r = newTextRenderer(o)
 	}
 	r.start(o.Version)
+	if o.Goal != nil {
+		return runGoal(ctx, o, r, log)
+	}
 	sub := o.Host.Subscribe()
 	defer sub.Close()
-
+	var (
+		turns turnFilter
+		// goal is the main agent's goal as of the last event read (the
+		// agent runs ahead of the events, so it is not read live).
+		goal *event.Goal
+		// waiting is the turn that ended while the goal was still active:
+		// the run settles on it once the goal driver is done (spec 06
+		// §1.6.5 step 1).
+		waiting *event.TurnEnded
+	)
+	if gh, ok := o.Host.(GoalHost); ok {
+		goal = gh.Goal() // before the prompt: later changes arrive as events
+	}
 	if err := o.Host.Prompt(ctx, []llm.ContentPart{llm.TextPart(o.Prompt)}); err != nil {
 		return failure(event.ErrorOf(err))
 	}
-	var turns turnFilter
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				log.Info("print run interrupted", "turn", turns.current, "cause", context.Cause(ctx))
-				if cerr := o.Host.Cancel(context.WithoutCancel(ctx), context.Cause(ctx)); cerr != nil {
-					log.Warn("cancel the interrupted turn", "err", cerr)
-				}
-				return ErrInterrupted
+			return interrupted(ctx, o, turns, log, err)
+		}
+		if g, ok := ev.(event.GoalUpdated); ok && g.AgentID == mainAgent {
+			if goal = g.Goal; waiting != nil && !goalActive(goal) {
+				return settle(r, *waiting, o, log)
 			}
-			return fmt.Errorf("read the session's events: %w", err)
+			continue
 		}
 		if !turns.admit(ev) {
 			continue
 		}
 		r.render(ev)
-		if ended, ok := ev.(event.TurnEnded); ok {
-			return settle(r, ended, o, log)
+		switch e := ev.(type) {
+		case event.TurnStarted:
+			waiting = nil
+		case event.TurnEnded:
+			if goalActive(goal) && handsOff(e) {
+				waiting = &e // the goal driver goes on with a continuation turn
+				continue
+			}
+			return settle(r, e, o, log)
 		}
 	}
 }
@@ -157,6 +192,14 @@ func settle(r renderer, ev event.TurnEnded, o Options, log *slog.Logger) error {
 	}
 	r.resumeHint(o.SessionID, o.ResumeCommand)
 	return nil
+}
+
+// handsOff reports whether the goal driver carries on after a turn that
+// ended leaving a goal active: it does after a completed turn and after
+// one stopped by the step cap, and leaves the goal as it is after any
+// other (spec 03 §1.4), so such a turn is the run's end.
+func handsOff(e event.TurnEnded) bool {
+	return e.Reason == event.EndCompleted || e.Error != nil && e.Error.Code == loop.CodeMaxStepsExceeded
 }
 
 // endFailure words a turn that did not complete (spec 06 §1.6.5 step 4).

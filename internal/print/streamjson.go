@@ -173,6 +173,12 @@ func (r *jsonRenderer) resumeHint(id, command string) {
 		Content: "To resume this session: " + command})
 }
 
+func (r *jsonRenderer) goalSummary(g *event.Goal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.line(summaryLine(g))
+}
+
 // line writes v as one line with a single write, so lines never
 // interleave with anything else written to the stream.
 func (r *jsonRenderer) line(v any) {

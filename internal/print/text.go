@@ -84,6 +84,12 @@ func (r *textRenderer) resumeHint(_, command string) {
 	fmt.Fprintf(r.stderr, "To resume this session: %s\n", command)
 }
 
+func (r *textRenderer) goalSummary(g *event.Goal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintln(r.stderr, summaryText(g))
+}
+
 // hookText is what a hook.result block shows: the event, whether it
 // blocked, then its trimmed output.
 func hookText(e event.HookResult) string {
