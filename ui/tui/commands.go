@@ -37,6 +37,7 @@ func builtinCommands() *Registry {
 		{Name: "auto", Args: "[on|off]", Help: "Never ask; run what the rules allow", Priority: 60, Run: modeCommand(event.ModeAuto)},
 		{Name: "manual", Help: "Ask before every tool call with side effects", Priority: 60, Run: cmdManual},
 		{Name: "plan", Args: "[on|off|clear]", Help: "Toggle plan mode", Priority: 55, IdleFor: func(a string) bool { return a == "clear" }, Run: cmdPlan, Available: offers[planner]},
+		{Name: "goal", Args: "[objective|status|pause|resume|cancel|replace|budget]", Help: "Pursue an objective turn after turn", Priority: 54, Run: cmdGoal, Available: offers[goaler]},
 		{Name: "compact", Args: "[instructions]", Help: "Summarize the conversation to free context", Priority: 65, Idle: true, Run: cmdCompact},
 		{Name: "undo", Args: "[count]", Help: "Withdraw your last prompts", Priority: 50, Idle: true, Run: cmdUndo},
 		{Name: "tasks", Aliases: []string{"task"}, Help: "Background tasks: output, stop", Priority: 45, Run: cmdTasks, Available: offers[tasker]},
@@ -214,6 +215,13 @@ func cmdPlan(c *Ctx, args string) tea.Cmd {
 	}
 	on := !p.PlanMode()
 	switch strings.ToLower(args) {
+	case "clear":
+		pc, ok := p.(planClearer)
+		if !ok {
+			c.Warn("This session cannot clear its plan.")
+			return nil
+		}
+		return c.Call("plan", func(context.Context, Session) error { return pc.ClearPlan() })
 	case "on":
 		on = true
 	case "off":

@@ -36,7 +36,7 @@
 //
 // Seams for later parts (optional capabilities found by type assertion
 // on the Session, session.go and tasks.go): plan mode (planner:
-// Shift-Tab, /plan), thinking effort (efforter: /effort), "!" commands
+// Shift-Tab, /plan; planClearer: /plan clear), thinking effort (efforter: /effort), "!" commands
 // that the model sees (shellRunner; without it the interface runs them
 // itself and the model does not see them), moving a command to the
 // background (detacher: Ctrl-B and its hint), background tasks (tasker:
@@ -45,7 +45,8 @@
 // A command that needs a capability says so in Command.Available: help
 // and completion leave it out for a session without it.
 // Questions before the session opens (the workspace trust question) are
-// Options.Ask. /goal, /mcp, /hooks, /skill: and /login add their
+// Options.Ask. Goal mode (goaler: /goal, goal.go) and plan mode are
+// *session.Session's. /mcp, /hooks, /skill: and /login add their
 // commands to builtinCommands or Options.Commands.
 //
 // Invariants, and the tests that guard them:

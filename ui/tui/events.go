@@ -37,6 +37,11 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 		}
 		m.notice(l, e.Text)
 		return nil
+	case event.GoalUpdated:
+		if isMain(h) {
+			m.goalUpdated(e)
+		}
+		return nil
 	case event.Status:
 		if isMain(h) {
 			m.status = e

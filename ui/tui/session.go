@@ -65,6 +65,10 @@ type (
 		SetPlanMode(ctx context.Context, on bool) error
 		PlanMode() bool
 	}
+	// planClearer empties the plan file (/plan clear).
+	planClearer interface {
+		ClearPlan() error
+	}
 	// efforter switches the thinking effort (/effort).
 	efforter interface {
 		SetThinkingEffort(ctx context.Context, effort string) error
