@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -96,6 +97,9 @@ func Run(ctx context.Context, o Options, in, out *os.File, environ []string) (co
 	d.p, d.ctx = p, ctx
 	stop := d.signals(p)
 	_, runErr := p.Run()
+	if d.crashed != nil {
+		runErr = d.crashed
+	}
 	stop()
 	d.stopPump()
 
@@ -167,6 +171,20 @@ type driver struct {
 	pumpGroup sync.WaitGroup
 
 	restoreOnce sync.Once
+	// crashed is a panic of the model's Update or View, recovered here so
+	// that bubbletea shuts down on its ordinary path (v2.1.1's panic path
+	// closes the input while its reader still reads it).
+	crashed error
+}
+
+// recoverCrash ends the program after a panic of the model.
+func (d *driver) recoverCrash(model *tea.Model, cmd *tea.Cmd) {
+	if r := recover(); r != nil {
+		*model = d
+		d.crashed = fmt.Errorf("%w: %v\n%s", tea.ErrProgramPanic, r, debug.Stack())
+		d.m.quitting = true
+		*cmd = tea.Quit
+	}
 }
 
 // signalMsg is a signal the process received.
@@ -216,7 +234,11 @@ func (d *driver) stopPump() {
 	d.pumpGroup.Wait()
 }
 
-func (d *driver) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (d *driver) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
+	if d.crashed != nil {
+		return d, nil
+	}
+	defer d.recoverCrash(&model, &cmd)
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		d.scr.Resize(msg.Width, msg.Height)
@@ -233,7 +255,7 @@ func (d *driver) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		d.m.urgent = true
 		d.m.touch()
 	}
-	_, cmd := d.m.Update(msg)
+	_, cmd = d.m.Update(msg)
 	d.pump()
 	return d, cmd
 }

@@ -66,11 +66,17 @@ func startPTY(t *testing.T, mutate ...func(*Options)) *ptyRig {
 		case <-time.After(rigTimeout):
 			t.Error("Run did not end")
 		}
-		tty.Close()
+		// The terminal's side stays open: after a panic bubbletea's input
+		// reader may still be reading it when Run has returned, and
+		// closing the controller ends that read.
+		ttys = append(ttys, tty)
 		ctl.Close()
 	})
 	return r
 }
+
+// ttys keeps the rigs' terminals open until the tests end.
+var ttys []*os.File
 
 // waitFor polls the emulated screen until it holds s.
 func (r *ptyRig) waitFor(s string) {
