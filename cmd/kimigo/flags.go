@@ -27,6 +27,7 @@ type options struct {
 	addDirs      []string
 	version      bool
 	help         bool
+	safety       safetyOptions
 	// args are the positional arguments: without -p, the prompt the
 	// interactive interface starts with (kimigo "fix the tests").
 	args []string
@@ -72,7 +73,7 @@ type optionSpec struct {
 // mainOptions is the option table of spec 06 §1.2, hidden aliases
 // included.
 func mainOptions() []optionSpec {
-	return []optionSpec{
+	return append([]optionSpec{
 		{[]string{"--prompt", "-p"}, requiredValue, "-p, --prompt <prompt>",
 			func(o *options, v string) error { o.prompt, o.promptSet = v, true; return nil }},
 		{[]string{"--model", "-m"}, requiredValue, "-m, --model <model>",
@@ -99,13 +100,13 @@ func mainOptions() []optionSpec {
 			func(o *options, _ string) error { o.version = true; return nil }},
 		{[]string{"--help", "-h"}, noValue, "-h, --help",
 			func(o *options, _ string) error { o.help = true; return nil }},
-	}
+	}, safetyOptionSpecs()...)
 }
 
 // isSubcommand reports the names the main command dispatches on.
 func isSubcommand(name string) bool {
 	switch name {
-	case "doctor", "export", "acp", "login", "provider":
+	case "doctor", "export", "trust", "acp", "login", "provider":
 		return true
 	}
 	return false
