@@ -1,7 +1,6 @@
 // Package render draws the transcript's blocks as lines of styled text at
 // a given width (spec 06 §5.6, §5.8): user and assistant messages
-// (assistant text as Markdown through glamour, in the theme's style: see
-// Markdown), thinking, tool calls with
+// (assistant text as Markdown, rendered here: see Markdown), thinking, tool calls with
 // their headers, collapsed outputs and Write/Edit diffs, the todo panel,
 // status, notice and error lines, the compaction block, the footer and
 // the welcome banner.

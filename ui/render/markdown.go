@@ -1,39 +1,30 @@
 package render
 
 import (
-	"fmt"
-	"image/color"
+	"regexp"
 	"strings"
 	"sync"
 
-	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/ansi"
 	"charm.land/lipgloss/v2"
-	xansi "github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// Markdown renders assistant text (spec 06 §5.6.1) through glamour:
-// paragraphs wrapped to the width, headings, emphasis, inline code, links
-// (OSC 8 and the address after them), lists, task lists, block quotes,
-// rules, tables and fenced code blocks with their syntax coloured. An
-// unclosed code fence renders as the code so far (CommonMark closes it
-// at the end of the text), so a streaming answer re-renders as it grows.
+// Markdown renders assistant text (spec 06 §5.6.1): paragraphs wrapped
+// to the width, headings, emphasis, inline code, links (OSC 8 where the
+// terminal supports it, the address after them), lists, block quotes,
+// rules, tables and fenced code blocks with their syntax coloured. It
+// reads the text a line at a time and keeps no state between calls, so a
+// streaming answer re-renders in time proportional to its length, and
+// an unclosed code fence renders as the code so far.
 //
-// The style is the theme's own (glamourStyle); glamour's output is pure
-// (no colour profile): ui/term downsamples where the lines are written.
-// A renderer is built once per width and kept, as building one parses
-// the style.
-type Markdown struct {
-	t  Theme
-	mu sync.Mutex
-	// width and tr are the last renderer built; a resize builds another.
-	width int
-	tr    *glamour.TermRenderer
-	style ansi.StyleConfig
-}
+// kimigo renders Markdown itself rather than through glamour: glamour
+// links chroma, whose package initialisation parses every lexer and style
+// at each process start (+32 ms CPU and +11 MB RSS for every kimigo
+// command, measured with `kimigo --version`).
+type Markdown struct{ t Theme }
 
 // NewMarkdown returns a renderer in t's colours.
-func NewMarkdown(t Theme) *Markdown { return &Markdown{t: t, style: glamourStyle(t)} }
+func NewMarkdown(t Theme) *Markdown { return &Markdown{t: t} }
 
 // Render renders text as Markdown into lines of at most width cells.
 // Safe for concurrent use.
@@ -43,191 +34,315 @@ func (m *Markdown) Render(text string, width int) []string {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	width = max(width, 10)
-	text = capQuoteDepth(text)
-	m.mu.Lock()
-	out, err := m.render(text, width)
-	m.mu.Unlock()
-	if err != nil {
-		// glamour fails only on a style it cannot apply; show the text
-		// rather than nothing.
-		return Wrap(text, width)
-	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		l = strings.TrimRight(l, " ")
-		if Width(l) > width { // a word longer than the line, an over-wide table
-			l = Truncate(l, width)
-		}
-		lines[i] = trimStyledRight(l)
-	}
-	return trimTrailingEmpty(trimLeadingEmpty(lines))
+	r := mdRenderer{t: m.t, width: max(width, 10)}
+	r.blocks(strings.Split(text, "\n"), 0)
+	return trimTrailingEmpty(r.out)
 }
 
-func (m *Markdown) render(text string, width int) (string, error) {
-	if m.tr == nil || m.width != width {
-		tr, err := glamour.NewTermRenderer(
-			glamour.WithStyles(m.style),
-			glamour.WithWordWrap(width),
-			glamour.WithChromaFormatter("terminal16m"),
-		)
-		if err != nil {
-			return "", fmt.Errorf("markdown renderer: %w", err)
-		}
-		m.tr, m.width = tr, width
-	}
-	return m.tr.Render(text)
+type mdRenderer struct {
+	t     Theme
+	width int
+	out   []string
 }
 
-// maxQuoteDepth is how deeply block quotes nest; a deeper marker is
-// shown as text. glamour's time grows steeply with the depth (10 levels
-// take about 10 ms, 20 about 120 ms, 40 about 12 s on one core), and a
-// model may quote anything.
-const maxQuoteDepth = 8
+// The block patterns compile on first use, not at every start.
+var (
+	mdHeading  = lazyRegexp(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	mdRule     = lazyRegexp(`^ {0,3}((\*\s*){3,}|(-\s*){3,}|(_\s*){3,})$`)
+	mdFence    = lazyRegexp("^( {0,3})(```+|~~~+)\\s*([^`\\s]*)")
+	mdItem     = lazyRegexp(`^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$`)
+	mdQuote    = lazyRegexp(`^ {0,3}>\s?(.*)$`)
+	mdTableSep = lazyRegexp(`^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$`)
+)
 
-// capQuoteDepth escapes, on each line outside a code fence, the block
-// quote markers beyond maxQuoteDepth (list markers between them count
-// as part of the line's prefix), so they render as text.
-func capQuoteDepth(text string) string {
-	if strings.Count(text, ">") <= maxQuoteDepth {
-		return text
+// lazyRe is a regular expression compiled the first time it is used.
+type lazyRe struct{ re func() *regexp.Regexp }
+
+func lazyRegexp(expr string) lazyRe {
+	return lazyRe{sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+}
+
+func (l lazyRe) MatchString(s string) bool            { return l.re().MatchString(s) }
+func (l lazyRe) FindStringSubmatch(s string) []string { return l.re().FindStringSubmatch(s) }
+
+// blank emits a blank line between blocks, never two.
+func (r *mdRenderer) blank() {
+	if n := len(r.out); n > 0 && r.out[n-1] != "" {
+		r.out = append(r.out, "")
 	}
-	var b strings.Builder
-	fence := ""
-	for line := range strings.SplitAfterSeq(text, "\n") {
-		trimmed := strings.TrimLeft(line, " ")
+}
+
+// blocks renders lines as a sequence of blocks indented by indent cells.
+func (r *mdRenderer) blocks(lines []string, indent int) {
+	for i := 0; i < len(lines); {
+		line := lines[i]
 		switch {
-		case fence != "":
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
+		case strings.TrimSpace(line) == "":
+			i++
+		case mdFence.MatchString(line):
+			i = r.fence(lines, i, indent)
+		case mdHeading.MatchString(line):
+			g := mdHeading.FindStringSubmatch(line)
+			r.blank()
+			style := r.t.Bold
+			if len(g[1]) <= 2 {
+				style = r.t.Primary.Bold(true)
 			}
-		case strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
-			fence = trimmed[:3]
+			r.paragraph(g[2], indent, "", style)
+			r.blank()
+			i++
+		case mdRule.MatchString(line):
+			r.blank()
+			r.out = append(r.out, strings.Repeat(" ", indent)+r.t.Muted.Render(strings.Repeat("─", max(r.width-indent-1, 3))))
+			r.blank()
+			i++
+		case mdQuote.MatchString(line):
+			var inner []string
+			for ; i < len(lines) && mdQuote.MatchString(lines[i]); i++ {
+				inner = append(inner, mdQuote.FindStringSubmatch(lines[i])[1])
+			}
+			sub := mdRenderer{t: r.t, width: r.width - indent - 2}
+			sub.blocks(inner, 0)
+			r.blank()
+			for _, l := range trimTrailingEmpty(sub.out) {
+				r.out = append(r.out, strings.Repeat(" ", indent)+r.t.Muted.Render("│ ")+r.t.Dim.Render(ansi.Strip(l)))
+			}
+			r.blank()
+		case mdItem.MatchString(line):
+			i = r.list(lines, i, indent)
+		case i+1 < len(lines) && strings.Contains(line, "|") && mdTableSep.MatchString(lines[i+1]):
+			i = r.table(lines, i, indent)
 		default:
-			if i := deepQuoteMarker(line); i >= 0 {
-				b.WriteString(line[:i])
-				b.WriteByte('\\')
-				line = line[i:]
+			var para []string
+			for ; i < len(lines) && !r.startsBlock(lines, i); i++ {
+				para = append(para, lines[i])
+			}
+			r.blank()
+			r.paragraph(joinParagraph(para), indent, "", lipgloss.NewStyle())
+			r.blank()
+		}
+	}
+}
+
+// startsBlock reports whether line i begins a block other than a
+// paragraph (or is blank).
+func (r *mdRenderer) startsBlock(lines []string, i int) bool {
+	l := lines[i]
+	return strings.TrimSpace(l) == "" || mdFence.MatchString(l) || mdHeading.MatchString(l) || mdRule.MatchString(l) ||
+		mdQuote.MatchString(l) || mdItem.MatchString(l) ||
+		i+1 < len(lines) && strings.Contains(l, "|") && mdTableSep.MatchString(lines[i+1])
+}
+
+// joinParagraph joins a paragraph's lines; a line ending in two spaces or
+// a backslash breaks the line there.
+func joinParagraph(lines []string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		hard := strings.HasSuffix(l, "  ") || strings.HasSuffix(l, "\\")
+		l = strings.TrimSpace(strings.TrimSuffix(l, "\\"))
+		b.WriteString(l)
+		if i < len(lines)-1 {
+			if hard {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
 			}
 		}
-		b.WriteString(line)
 	}
 	return b.String()
 }
 
-// deepQuoteMarker is the offset of the line's quote marker past
-// maxQuoteDepth, or -1.
-func deepQuoteMarker(line string) int {
-	depth := 0
-	for i := 0; i < len(line); {
-		switch c := line[i]; {
-		case c == ' ' || c == '\t':
-			i++
-		case c == '>':
-			if depth++; depth > maxQuoteDepth {
-				return i
+// paragraph renders inline text wrapped at the width, the first line
+// after first (a list marker), the others under it.
+func (r *mdRenderer) paragraph(text string, indent int, first string, base lipgloss.Style) {
+	pad := strings.Repeat(" ", indent)
+	hang := strings.Repeat(" ", Width(first))
+	avail := max(r.width-indent-Width(first), 4)
+	for hi, hardLine := range strings.Split(text, "\n") {
+		for li, l := range wrapRuns(inlineRuns(r.t, hardLine, base), avail) {
+			p := hang
+			if hi == 0 && li == 0 {
+				p = first
 			}
-			i++
-		case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && line[i+1] == ' ':
-			i += 2
-		case c >= '0' && c <= '9':
+			r.out = append(r.out, pad+p+l)
+		}
+	}
+}
+
+// fence renders a fenced code block from line i and returns the line
+// after it.
+func (r *mdRenderer) fence(lines []string, i, indent int) int {
+	g := mdFence.FindStringSubmatch(lines[i])
+	marker, lang := g[2], strings.ToLower(g[3])
+	j := i + 1
+	var code []string
+	for ; j < len(lines); j++ {
+		t := strings.TrimSpace(lines[j])
+		if strings.HasPrefix(t, marker[:3]) && strings.Trim(t, marker[:1]) == "" && len(t) >= len(marker) {
+			j++
+			break
+		}
+		code = append(code, strings.TrimPrefix(lines[j], g[1]))
+	}
+	r.blank()
+	pad := strings.Repeat(" ", indent+2)
+	avail := max(r.width-indent-2, 4)
+	for _, l := range code {
+		l = strings.ReplaceAll(l, "\t", "    ")
+		for _, part := range strings.Split(ansi.Hardwrap(l, avail, true), "\n") {
+			r.out = append(r.out, pad+highlight(r.t, lang, part))
+		}
+	}
+	r.blank()
+	return j
+}
+
+// list renders the list items from line i (their continuation lines and
+// nested lists with them) and returns the line after the list.
+func (r *mdRenderer) list(lines []string, i, indent int) int {
+	r.blank()
+	first := mdItem.FindStringSubmatch(lines[i])
+	base, ordered := len(first[1]), !isBullet(first[2])
+	for i < len(lines) {
+		g := mdItem.FindStringSubmatch(lines[i])
+		if g == nil || len(g[1]) < base || len(g[1]) == base && isBullet(g[2]) == ordered {
+			break // the end of the list, or a list of the other kind
+		}
+		if len(g[1]) > base { // a nested list
 			j := i
-			for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-				j++
+			var nested []string
+			for ; j < len(lines) && strings.TrimSpace(lines[j]) != "" && (leading(lines[j]) > base); j++ {
+				nested = append(nested, lines[j][min(leading(lines[j]), base+2):])
 			}
-			if j+1 < len(line) && (line[j] == '.' || line[j] == ')') && line[j+1] == ' ' {
-				i = j + 2
-				continue
+			sub := mdRenderer{t: r.t, width: r.width - indent - 2}
+			sub.list(nested, 0, 0)
+			for _, l := range trimTrailingEmpty(sub.out) {
+				if l != "" {
+					l = strings.Repeat(" ", indent+2) + l
+				}
+				r.out = append(r.out, l)
 			}
-			return -1
-		default:
-			return -1
+			i = j
+			continue
+		}
+		marker := g[2]
+		if isBullet(marker) {
+			marker = "•"
+		}
+		text := []string{g[3]}
+		i++
+		for i < len(lines) && strings.TrimSpace(lines[i]) != "" && !mdItem.MatchString(lines[i]) &&
+			!mdFence.MatchString(lines[i]) && leading(lines[i]) > base {
+			text = append(text, lines[i])
+			i++
+		}
+		first := marker + " "
+		if task, rest, ok := taskItem(text[0]); ok {
+			first, text[0] = marker+" "+task+" ", rest
+		}
+		r.paragraph(joinParagraph(text), indent, r.t.Primary.Render(first), lipgloss.NewStyle())
+		if i < len(lines) && strings.TrimSpace(lines[i]) == "" && i+1 < len(lines) {
+			if n := mdItem.FindStringSubmatch(lines[i+1]); n != nil && len(n[1]) >= base {
+				i++ // a loose list: keep going
+			}
 		}
 	}
-	return -1
+	r.blank()
+	return i
 }
 
-// trimStyledRight removes the padding glamour leaves after the text of a
-// line, which its styles wrap in escape sequences.
-func trimStyledRight(l string) string {
-	plain := xansi.Strip(l)
-	if strings.TrimRight(plain, " ") == plain {
-		return l
+func isBullet(marker string) bool { return marker == "-" || marker == "*" || marker == "+" }
+
+// taskItem reads a "[ ]" or "[x]" at the start of an item.
+func taskItem(s string) (box, rest string, ok bool) {
+	switch {
+	case strings.HasPrefix(s, "[ ] "):
+		return "☐", s[4:], true
+	case strings.HasPrefix(s, "[x] "), strings.HasPrefix(s, "[X] "):
+		return "☑", s[4:], true
 	}
-	return xansi.Truncate(l, Width(strings.TrimRight(plain, " ")), "")
+	return "", s, false
 }
 
-func trimLeadingEmpty(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(xansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	return lines
-}
+func leading(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
 
-// glamourStyle is the theme as a glamour style: no document margin (the
-// transcript indents), headings without their "#" marks, bullets as
-// "•", box-drawing tables and quotes, and code blocks two cells in. The
-// plain theme has no colours and no highlighting; its layout is the same.
-func glamourStyle(t Theme) ansi.StyleConfig {
-	on := true
-	u := func(n uint) *uint { return &n }
-	s := func(v string) *string { return &v }
-	fg := func(st lipgloss.Style) *string { return hex(st.GetForeground()) }
-	bold := ansi.StylePrimitive{Bold: &on}
-	primaryBold := ansi.StylePrimitive{Bold: &on, Color: fg(t.Primary)}
-	heading := func(p ansi.StylePrimitive) ansi.StyleBlock { return ansi.StyleBlock{StylePrimitive: p} }
-	c := ansi.StyleConfig{
-		Document:       ansi.StyleBlock{Margin: u(0)},
-		Paragraph:      ansi.StyleBlock{},
-		BlockQuote:     ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Color: fg(t.Dim)}, Indent: u(1), IndentToken: s("│ ")},
-		List:           ansi.StyleList{LevelIndent: 2},
-		Heading:        ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{BlockSuffix: "\n", Bold: &on}},
-		H1:             heading(primaryBold),
-		H2:             heading(primaryBold),
-		H3:             heading(bold),
-		H4:             heading(bold),
-		H5:             heading(bold),
-		H6:             heading(bold),
-		Text:           ansi.StylePrimitive{},
-		Strikethrough:  ansi.StylePrimitive{CrossedOut: &on},
-		Emph:           ansi.StylePrimitive{Italic: &on},
-		Strong:         ansi.StylePrimitive{Bold: &on},
-		HorizontalRule: ansi.StylePrimitive{Color: fg(t.Muted), Format: "\n" + strings.Repeat("─", 40) + "\n"},
-		Item:           ansi.StylePrimitive{BlockPrefix: "• "},
-		Enumeration:    ansi.StylePrimitive{BlockPrefix: ". "},
-		Task:           ansi.StyleTask{Ticked: "☑ ", Unticked: "☐ "},
-		Link:           ansi.StylePrimitive{Color: fg(t.Dim), Underline: &on},
-		LinkText:       ansi.StylePrimitive{Color: fg(t.Primary)},
-		ImageText:      ansi.StylePrimitive{Format: "Image: {{.text}} →"},
-		Code:           ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Color: fg(t.Primary)}},
-		CodeBlock:      ansi.StyleCodeBlock{StyleBlock: ansi.StyleBlock{Margin: u(2)}},
-		Table: ansi.StyleTable{
-			CenterSeparator: s("┼"), ColumnSeparator: s("│"), RowSeparator: s("─"),
-			StyleBlock: ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Color: fg(t.Text)}},
-		},
-		DefinitionDescription: ansi.StylePrimitive{BlockPrefix: "\n  "},
+// table renders a table from line i (header, separator, rows) and
+// returns the line after it. Columns share the width; cells too wide are
+// cut.
+func (r *mdRenderer) table(lines []string, i, indent int) int {
+	cells := func(l string) []string {
+		l = strings.TrimSpace(l)
+		l = strings.TrimPrefix(strings.TrimSuffix(l, "|"), "|")
+		parts := strings.Split(l, "|")
+		for k, p := range parts {
+			parts[k] = strings.TrimSpace(p)
+		}
+		return parts
 	}
-	if fg(t.Text) != nil { // a theme with colours highlights code
-		c.CodeBlock.Theme = "monokai"
-		if !t.Dark {
-			c.CodeBlock.Theme = "github"
+	rows := [][]string{cells(lines[i])}
+	j := i + 2
+	for ; j < len(lines) && strings.Contains(lines[j], "|") && strings.TrimSpace(lines[j]) != ""; j++ {
+		rows = append(rows, cells(lines[j]))
+	}
+	n := 0
+	for _, row := range rows {
+		n = max(n, len(row))
+	}
+	widths := make([]int, n)
+	for _, row := range rows {
+		for k, c := range row {
+			widths[k] = max(widths[k], Width(inlinePlain(c)))
 		}
 	}
-	return c
+	avail := r.width - indent - 3*(n-1) - 1
+	for total(widths) > avail && avail > n {
+		k := widest(widths)
+		widths[k]--
+	}
+	r.blank()
+	pad := strings.Repeat(" ", indent)
+	sep := r.t.Muted.Render(" │ ")
+	for ri, row := range rows {
+		var out []string
+		for k := range n {
+			c := ""
+			if k < len(row) {
+				c = row[k]
+			}
+			style := lipgloss.NewStyle()
+			if ri == 0 {
+				style = r.t.Bold
+			}
+			text := Truncate(runsText(inlineRuns(r.t, c, style)), widths[k])
+			out = append(out, text+strings.Repeat(" ", max(widths[k]-Width(text), 0)))
+		}
+		r.out = append(r.out, Truncate(strings.TrimRight(pad+strings.Join(out, sep), " "), r.width))
+		if ri == 0 {
+			var rule []string
+			for _, w := range widths {
+				rule = append(rule, strings.Repeat("─", w))
+			}
+			r.out = append(r.out, Truncate(pad+r.t.Muted.Render(strings.Join(rule, "─┼─")), r.width))
+		}
+	}
+	r.blank()
+	return j
 }
 
-// hex is a colour as glamour names it, or nil for none.
-func hex(c color.Color) *string {
-	if c == nil {
-		return nil
+func total(w []int) int {
+	s := 0
+	for _, v := range w {
+		s += v
 	}
-	if _, ok := c.(lipgloss.NoColor); ok {
-		return nil
+	return s
+}
+
+func widest(w []int) int {
+	k := 0
+	for i, v := range w {
+		if v > w[k] {
+			k = i
+		}
 	}
-	r, g, b, a := c.RGBA()
-	if a == 0 {
-		return nil
-	}
-	s := fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
-	return &s
+	return k
 }
