@@ -92,9 +92,10 @@ func TestScenario60NewPromptPermissionResult(t *testing.T) {
 		t.Fatalf("prompt: %v %v", resp, err)
 	}
 	log, updates, perms := c.snapshot()
-	// In order: message chunks, the call, its updates, the permission
-	// request, the completed update, more chunks.
-	order := []string{"update:agent_message_chunk", "update:tool_call", "update:tool_call_update", "permission:1:call_1"}
+	// In order: message chunks, the call, the permission request, the
+	// call's update with its input, the completed update, more chunks.
+	order := []string{"update:agent_message_chunk", "update:tool_call", "permission:1:call_1", "update:tool_call_update",
+		"update:tool_call_update", "update:agent_message_chunk"}
 	at := 0
 	for _, l := range log {
 		if at < len(order) && l == order[at] {
