@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -138,6 +139,7 @@ func (r *rig) connect() *client {
 		return selected("approve_once"), nil
 	}
 	c.conn = sdk.NewClientSideConnection(c, toServer, checked)
+	c.conn.SetLogger(slog.New(slog.DiscardHandler))
 	stopOnce := func() {
 		toServer.Close() // EOF on the server's stdin
 		select {
