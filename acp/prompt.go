@@ -56,6 +56,11 @@ func (l *live) prompt(blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
 		}
 		return sdk.PromptResponse{}, internalError(l.srv, "prompt", err)
 	}
+	if l.wasCancelled() { // the cancel came while the turn was launching
+		if err := l.s.Cancel(l.srv.ctx, nil); err != nil {
+			l.log.Warn("acp: cancel failed", "err", err)
+		}
+	}
 	var end event.TurnEnded
 	select {
 	case end = <-waiter:

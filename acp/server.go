@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -372,6 +373,21 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 		return sdk.SetSessionConfigOptionResponse{}, err
 	}
 	return sdk.SetSessionConfigOptionResponse{ConfigOptions: l.configOptions()}, nil
+}
+
+// UnstableSetSessionModel is session/set_model (unstable): the model
+// config option; a "<alias>,thinking" id of legacy clients names the
+// alias (thinking follows the model's default).
+func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error) {
+	l, err := s.get(p.SessionId)
+	if err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	alias, _ := strings.CutSuffix(string(p.ModelId), ",thinking")
+	if err := l.setModel(ctx, alias); err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	return sdk.UnstableSetSessionModelResponse{}, nil
 }
 
 // CloseSession implements sdk.Agent: not offered (method not found).

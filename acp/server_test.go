@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -364,11 +365,6 @@ func TestScenario64NoModelIsAuthRequired(t *testing.T) {
 	if code, _ := requestError(err); code != -32000 {
 		t.Errorf("authenticate without a model: %v", err)
 	}
-	_, err = c.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: r.work, McpServers: []sdk.McpServer{},
-		AdditionalDirectories: []string{"relative"}})
-	if code, _ := requestError(err); code != -32602 && code != -32000 {
-		t.Errorf("bad additionalDirectories: %v", err)
-	}
 }
 
 func TestScenario65ModesAndConfigOptions(t *testing.T) {
@@ -448,5 +444,58 @@ func TestBuiltinCommands(t *testing.T) {
 	}
 	if n := len(r.srv.Requests()); n != 0 {
 		t.Errorf("built-in commands reached the model: %d requests", n)
+	}
+}
+
+func TestModelOptionAndBadDirectories(t *testing.T) {
+	r := newRig(t)
+	r.config(fmt.Sprintf(`default_model = "fake"
+
+[providers.fake]
+type = "openai"
+base_url = %q
+
+[models.fake]
+provider = "fake"
+model = "fake-model"
+max_context_size = 100000
+
+[models.other]
+provider = "fake"
+model = "other-model"
+max_context_size = 100000
+`, llmtest.ChatBaseURL(r.srv)))
+	r.srv.Respond(func(*llmtest.Request) llmtest.Reply { return llmtest.Text("ok") })
+	c := r.connect()
+	c.initialize()
+	ns := c.newSession(r.work)
+	resp, err := c.conn.SetSessionConfigOption(context.Background(), sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: ns.SessionId, ConfigId: "model", Value: "other"}})
+	if err != nil || string(resp.ConfigOptions[0].Select.CurrentValue) != "other" {
+		t.Fatalf("set model: %+v %v", resp, err)
+	}
+	if _, err := c.prompt(ns.SessionId, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(r.srv.Request(0).Body); !strings.Contains(body, `"model":"other-model"`) {
+		t.Errorf("the prompt did not use the chosen model:\n%.300s", body)
+	}
+	_, err = c.conn.SetSessionConfigOption(context.Background(), sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: ns.SessionId, ConfigId: "model", Value: "nope"}})
+	if code, msg := requestError(err); code != -32602 || msg != "Unknown model: nope" {
+		t.Errorf("unknown model: %d %q", code, msg)
+	}
+	for _, tc := range []struct {
+		dirs []string
+		want string
+	}{
+		{[]string{""}, "additionalDirectories[0] must not be empty"},
+		{[]string{r.work, "rel"}, "additionalDirectories[1] must be an absolute path"},
+	} {
+		_, err := c.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: r.work, McpServers: []sdk.McpServer{},
+			AdditionalDirectories: tc.dirs})
+		if code, msg := requestError(err); code != -32602 || msg != tc.want {
+			t.Errorf("%q: %d %q", tc.dirs, code, msg)
+		}
 	}
 }
