@@ -24,7 +24,12 @@
 //     and config options;
 //   - approvals and questions (permission.go) through
 //     session/request_permission;
-//   - history replay (replay.go).
+//   - history replay (replay.go);
+//   - the client file system (fsbridge.go): when the client offers
+//     fs/read_text_file or fs/write_text_file, Read, Write and Edit read
+//     the editor's buffers and write through the editor, each direction
+//     only when offered, inside the session's directories only; every
+//     other tool, and the session's own files, stay on the local disk.
 //
 // It does not own the sessions, agents and tools (package session builds
 // them; acp sees only session and event), the configuration (cmd/kimigo
@@ -47,4 +52,7 @@
 //     the load's response (S64).
 //   - Sessions are independent: cancelling one leaves the others running
 //     (TestTwoSessionsOneCancelled).
+//   - With the client's file system, reads return the unsaved buffer,
+//     writes leave the disk untouched, and a path outside the session's
+//     directories is a tool error without a request (S63).
 package acp

@@ -86,6 +86,9 @@ type client struct {
 	updates []sdk.SessionNotification
 	perms   []sdk.RequestPermissionRequest
 	answer  func(sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+	files   map[string]string // the editor's buffers by absolute path
+	reads   []string
+	writes  []sdk.WriteTextFileRequest
 	notify  chan struct{}
 }
 
@@ -200,11 +203,28 @@ func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 	return answer(p)
 }
 
-func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errors.New("not offered")
+// ReadTextFile serves the editor's buffers (files); a path it lacks is
+// "not found".
+func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads = append(c.reads, p.Path)
+	text, ok := c.files[p.Path]
+	if !ok {
+		return sdk.ReadTextFileResponse{}, &sdk.RequestError{Code: -32002, Message: "Resource not found"}
+	}
+	return sdk.ReadTextFileResponse{Content: text}, nil
 }
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errors.New("not offered")
+
+func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, p)
+	if c.files == nil {
+		c.files = map[string]string{}
+	}
+	c.files[p.Path] = p.Content
+	return sdk.WriteTextFileResponse{}, nil
 }
 func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
 	return sdk.CreateTerminalResponse{}, errors.New("not offered")

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -258,8 +259,15 @@ func (s *Server) open(cwd, id string, dirs []string, servers []sdk.McpServer) (*
 	if len(servers) > 0 {
 		s.log.Warn("acp: client MCP servers are not connected yet", "count", len(servers))
 	}
+	var bridge *fsBridge
+	var textFiles osenv.Env
+	if caps := s.clientCaps().Fs; caps.ReadTextFile || caps.WriteTextFile {
+		local := osenv.NewLocal(osenv.LocalOptions{Cwd: filepath.Clean(cwd)})
+		bridge = newFSBridge(local, s.conn, caps, append([]string{cwd}, dirs...))
+		textFiles = bridge
+	}
 	sess, err := session.Open(s.ctx, session.Options{Config: s.o.Config, Store: s.store, WorkDir: filepath.Clean(cwd),
-		UserHome: s.o.UserHome, Resume: id, Model: alias, AddDirs: dirs, Requests: session.Answered,
+		UserHome: s.o.UserHome, Resume: id, Model: alias, AddDirs: dirs, Requests: session.Answered, TextFiles: textFiles,
 		Version: s.o.Version, Logger: s.log,
 		Notify: func(n session.Notice) { s.log.Info("session notice", "text", n.Text, "warning", n.Warning) }})
 	var se *session.Error
@@ -270,6 +278,13 @@ func (s *Server) open(cwd, id string, dirs []string, servers []sdk.McpServer) (*
 		return nil, invalidParams("session %s belongs to %s, not %s", id, se.WorkDir, cwd)
 	case err != nil:
 		return nil, internalError(s, "open session", err)
+	}
+	if bridge != nil { // before the first tool call: the saved directories count too
+		bridge.b.roots = nil
+		for _, r := range append([]string{sess.WorkDir()}, sess.AdditionalDirs()...) {
+			bridge.b.roots = append(bridge.b.roots, resolve(r))
+		}
+		bridge.b.setID(sess.ID())
 	}
 	l := newLive(s, sess)
 	s.mu.Lock()
@@ -405,4 +420,10 @@ func (s *Server) afterResponse(resp any, fn func()) {
 		return
 	}
 	s.out.after(append([]byte(`"result":`), b...), fn)
+}
+
+func (s *Server) clientCaps() sdk.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
 }

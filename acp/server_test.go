@@ -499,3 +499,52 @@ max_context_size = 100000
 		}
 	}
 }
+
+func TestScenario63FileSystemBridge(t *testing.T) {
+	r := newRig(t)
+	a := filepath.Join(r.work, "a.txt")
+	if err := os.WriteFile(a, []byte("on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := func(v map[string]string) string { b, _ := json.Marshal(v); return string(b) }
+	r.srv.Add(llmtest.ToolCall("r1", "Read", args(map[string]string{"path": a})),
+		llmtest.ToolCall("w1", "Write", args(map[string]string{"path": "new.txt", "content": "x"})),
+		llmtest.ToolCall("r2", "Read", args(map[string]string{"path": "/etc/hostname"})),
+		llmtest.ToolCall("e1", "Edit", args(map[string]string{"path": "a.txt", "old_string": "draft", "new_string": "final"})),
+		llmtest.Text("done"))
+	c := r.connect()
+	c.files = map[string]string{a: "draft\n"}
+	if _, err := c.conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	ns := c.newSession(r.work)
+	if resp, err := c.prompt(ns.SessionId, "edit"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	if body := string(r.srv.Request(1).Body); !strings.Contains(body, "draft") || strings.Contains(body, "on disk") {
+		t.Errorf("the Read did not return the editor's buffer:\n%.3000s", body)
+	}
+	c.mu.Lock()
+	writes, reads := c.writes, c.reads
+	c.mu.Unlock()
+	newTxt := filepath.Join(r.work, "new.txt")
+	if len(writes) != 2 || writes[0].Path != newTxt || writes[0].Content != "x" || writes[0].SessionId != ns.SessionId ||
+		writes[1].Path != a || writes[1].Content != "final\n" {
+		t.Errorf("fs/write_text_file: %+v", writes)
+	}
+	if _, err := os.Stat(newTxt); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the Write reached the disk: %v", err)
+	}
+	if b, _ := os.ReadFile(a); string(b) != "on disk\n" {
+		t.Errorf("a.txt on disk changed: %q", b)
+	}
+	for _, p := range reads {
+		if !strings.HasPrefix(p, r.work) {
+			t.Errorf("fs/read_text_file outside the work dir: %s", p)
+		}
+	}
+	if body := string(r.srv.Request(3).Body); !strings.Contains(body, "outside the session") {
+		t.Errorf("the Read outside the roots is not a tool error:\n%.3000s", body[max(0, len(body)-1500):])
+	}
+}

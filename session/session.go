@@ -43,6 +43,11 @@ type Options struct {
 	// Env is the OS seam of the agent's tools; nil means the local
 	// machine, in WorkDir.
 	Env osenv.Env
+	// TextFiles, when set, is the OS seam of the text-file tools (Read,
+	// Write, Edit) only: the ACP server's bridge to an editor's buffers
+	// (spec 06 §8.8). Everything else, the session's own files included,
+	// uses Env.
+	TextFiles osenv.Env
 
 	// Resume is the id of a session to resume (-r, -S). A session recorded
 	// under another work dir is a CodeWorkDirMismatch error whose Hint is
