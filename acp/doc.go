@@ -29,7 +29,11 @@
 //     fs/read_text_file or fs/write_text_file, Read, Write and Edit read
 //     the editor's buffers and write through the editor, each direction
 //     only when offered, inside the session's directories only; every
-//     other tool, and the session's own files, stay on the local disk.
+//     other tool, and the session's own files, stay on the local disk;
+//   - the client's MCP servers (server.go mcpServers): stdio, http and sse
+//     entries become the session's caller servers, other types are
+//     dropped with a warning; a prompt waits until they connected or
+//     failed, each bounded by its startup timeout.
 //
 // It does not own the sessions, agents and tools (package session builds
 // them; acp sees only session and event), the configuration (cmd/kimigo
@@ -55,4 +59,6 @@
 //   - With the client's file system, reads return the unsaved buffer,
 //     writes leave the disk untouched, and a path outside the session's
 //     directories is a tool error without a request (S63).
+//   - The client's MCP servers start with the environment it gave, and
+//     their tools reach the model (S66).
 package acp

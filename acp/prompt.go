@@ -49,6 +49,9 @@ func (l *live) prompt(blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
 	if len(parts) == 0 {
 		return sdk.PromptResponse{}, invalidParams("the prompt has no content kimigo can use")
 	}
+	if err := l.s.WaitMCP(l.srv.ctx); err != nil { // the client's servers are ready (or failed) first
+		l.log.Warn("acp: waiting for MCP servers", "err", err)
+	}
 	if err := l.s.Prompt(l.srv.ctx, parts); err != nil {
 		var coded event.CodedError
 		if errors.As(err, &coded) && coded.Code() == event.CodeAgentBusy {

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/session"
 )
@@ -251,14 +252,7 @@ func (s *Server) open(cwd, id string, dirs []string, servers []sdk.McpServer) (*
 		}
 		alias = "" // a resumed session keeps its model
 	}
-	for _, m := range servers {
-		if m.Stdio == nil && m.Http == nil && m.Sse == nil {
-			s.log.Warn("acp: MCP server of an unsupported type ignored")
-		}
-	}
-	if len(servers) > 0 {
-		s.log.Warn("acp: client MCP servers are not connected yet", "count", len(servers))
-	}
+	callers := mcpServers(servers, s.log)
 	var bridge *fsBridge
 	var textFiles osenv.Env
 	if caps := s.clientCaps().Fs; caps.ReadTextFile || caps.WriteTextFile {
@@ -268,7 +262,8 @@ func (s *Server) open(cwd, id string, dirs []string, servers []sdk.McpServer) (*
 	}
 	sess, err := session.Open(s.ctx, session.Options{Config: s.o.Config, Store: s.store, WorkDir: filepath.Clean(cwd),
 		UserHome: s.o.UserHome, Resume: id, Model: alias, AddDirs: dirs, Requests: session.Answered, TextFiles: textFiles,
-		Version: s.o.Version, Logger: s.log,
+		MCPServers: callers,
+		Version:    s.o.Version, Logger: s.log,
 		Notify: func(n session.Notice) { s.log.Info("session notice", "text", n.Text, "warning", n.Warning) }})
 	var se *session.Error
 	switch {
@@ -426,4 +421,38 @@ func (s *Server) clientCaps() sdk.ClientCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.caps
+}
+
+// mcpServers are the client's MCP servers as the session's (spec 06
+// §8.9); an entry of another type is dropped with a warning.
+func mcpServers(in []sdk.McpServer, log *slog.Logger) []mcp.Server {
+	var out []mcp.Server
+	for _, m := range in {
+		switch {
+		case m.Stdio != nil:
+			env := map[string]string{}
+			for _, e := range m.Stdio.Env {
+				env[e.Name] = e.Value
+			}
+			out = append(out, mcp.Server{Name: m.Stdio.Name, Transport: mcp.TransportStdio, Command: m.Stdio.Command,
+				Args: m.Stdio.Args, Env: env, Source: mcp.SourceCaller, Trusted: true})
+		case m.Http != nil:
+			out = append(out, mcp.Server{Name: m.Http.Name, Transport: mcp.TransportHTTP, URL: m.Http.Url,
+				Headers: headers(m.Http.Headers), Source: mcp.SourceCaller, Trusted: true})
+		case m.Sse != nil:
+			out = append(out, mcp.Server{Name: m.Sse.Name, Transport: mcp.TransportSSE, URL: m.Sse.Url,
+				Headers: headers(m.Sse.Headers), Source: mcp.SourceCaller, Trusted: true})
+		default:
+			log.Warn("acp: an MCP server of an unsupported type is ignored")
+		}
+	}
+	return out
+}
+
+func headers(hs []sdk.HttpHeader) map[string]string {
+	out := map[string]string{}
+	for _, h := range hs {
+		out[h.Name] = h.Value
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/kimigo/kimigo/llm/llmtest"
+	"github.com/kimigo/kimigo/mcp/mcptest"
 )
 
 func TestScenario59Initialize(t *testing.T) {
@@ -546,5 +547,35 @@ func TestScenario63FileSystemBridge(t *testing.T) {
 	}
 	if body := string(r.srv.Request(3).Body); !strings.Contains(body, "outside the session") {
 		t.Errorf("the Read outside the roots is not a tool error:\n%.3000s", body[max(0, len(body)-1500):])
+	}
+}
+
+// The client's MCP servers start with the session, with the environment
+// the client gave (the test server reads its script from it), and their
+// tools are the model's; an entry of an unsupported type is ignored.
+func TestScenario66ClientMCPServers(t *testing.T) {
+	r := newRig(t, llmtest.ToolCall("m1", "mcp__echo__echo", `{"text":"hello from echo"}`), llmtest.Text("done"))
+	cfg := mcptest.Stdio(t, "echo", mcptest.Spec{Tools: []mcptest.Tool{{Name: "echo", Echo: true}}})
+	env := []sdk.EnvVariable{{Name: "K", Value: "v"}}
+	for k, v := range cfg.Env {
+		env = append(env, sdk.EnvVariable{Name: k, Value: v})
+	}
+	c := r.connect()
+	c.initialize()
+	ns, err := c.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: r.work, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "echo", Command: cfg.Command, Args: cfg.Args, Env: env}},
+		{Acp: &sdk.McpServerAcpInline{Name: "other", Id: "x"}},
+	}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	if resp, err := c.prompt(ns.SessionId, "echo something"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	if body := string(r.srv.Request(0).Body); !strings.Contains(body, "mcp__echo__echo") {
+		t.Errorf("the first request does not offer the MCP tool:\n%.2000s", body)
+	}
+	if body := string(r.srv.Request(1).Body); !strings.Contains(body, "hello from echo") {
+		t.Errorf("the MCP tool's result is not in the next request:\n%.3000s", body[max(0, len(body)-1500):])
 	}
 }

@@ -168,6 +168,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Goals:      gs,
 			})
 			m.SetActiveTools(p.active)
+			s.followMCP(m)
 			return m
 		},
 		Env:         o.Env,
