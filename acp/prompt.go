@@ -126,6 +126,7 @@ var commands = []sdk.AvailableCommand{
 	{Name: "compact", Description: "Summarize the conversation to free context",
 		Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "optional focus for the summary"}}},
 	{Name: "status", Description: "Show the model, permission mode and context use"},
+	{Name: "mcp", Description: "List the MCP servers and their status"},
 	{Name: "help", Description: "List the commands"},
 }
 
@@ -154,6 +155,24 @@ func (l *live) command(text string) (sdk.PromptResponse, error) {
 		if st.MaxContextTokens > 0 {
 			reply += fmt.Sprintf(" of %d", st.MaxContextTokens)
 		}
+	case "mcp":
+		servers := l.s.MCPServers()
+		if len(servers) == 0 {
+			reply = "No MCP servers."
+			break
+		}
+		var b strings.Builder
+		b.WriteString("MCP servers:")
+		for _, srv := range servers {
+			fmt.Fprintf(&b, "\n%s (%s): %s", srv.Name, srv.Transport, srv.Status)
+			if srv.Status == "connected" {
+				fmt.Fprintf(&b, ", %d tools", srv.ToolCount)
+			}
+			if srv.Error != "" {
+				fmt.Fprintf(&b, " — %s", srv.Error)
+			}
+		}
+		reply = b.String()
 	case "compact":
 		if args != "" {
 			l.send(l.srv.ctx, sdk.UpdateAgentMessageText("Compacting conversation context with instruction: "+args+"\n"))

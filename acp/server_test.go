@@ -425,6 +425,7 @@ func TestBuiltinCommands(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"/help", "/compact"},
 		{"/status", "Mode: default"},
+		{"/mcp", "No MCP servers."},
 		{"/nope", "Unknown ACP command: /nope. Use /help to see available commands."},
 	} {
 		before, _, _ := c.snapshot()
@@ -577,5 +578,20 @@ func TestScenario66ClientMCPServers(t *testing.T) {
 	}
 	if body := string(r.srv.Request(1).Body); !strings.Contains(body, "hello from echo") {
 		t.Errorf("the MCP tool's result is not in the next request:\n%.3000s", body[max(0, len(body)-1500):])
+	}
+	_, before0, _ := c.snapshot()
+	before := len(before0)
+	if _, err := c.prompt(ns.SessionId, "/mcp"); err != nil {
+		t.Fatal(err)
+	}
+	_, updates, _ := c.snapshot()
+	var text strings.Builder
+	for _, u := range updates[before:] {
+		if u.Update.AgentMessageChunk != nil {
+			text.WriteString(textOf(u.Update.AgentMessageChunk.Content))
+		}
+	}
+	if text.String() != "MCP servers:\necho (stdio): connected, 1 tools" {
+		t.Errorf("/mcp: %q", text.String())
 	}
 }

@@ -45,3 +45,12 @@ func (s *Session) closeMCP(ctx context.Context) error {
 	}
 	return s.mcp.Close(ctx)
 }
+
+// MCPServers lists the session's MCP servers with their status, sorted
+// by name (the /mcp command); nil without any.
+func (s *Session) MCPServers() []mcp.ServerInfo {
+	if s.mcp == nil {
+		return nil
+	}
+	return s.mcp.Servers()
+}
