@@ -49,6 +49,7 @@ const check = new TransformStream({
       // The transcript follows the wire: the client runs request handlers
       // at once and notifications in a queue, so handlers see another order.
       if (msg.method === "session/update") sayUpdate(msg.params.update);
+      if (msg.result?.sessionId !== undefined) say("response session/new");
       if (msg.method === "session/request_permission") {
         const p = msg.params;
         say(`permission ${p.toolCall.toolCallId} ${p.options.map((o) => o.optionId).join(",")}`);

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kimigo/kimigo/llm/llmtest"
@@ -144,10 +146,73 @@ func TestACPWithTheNpmClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(c.dir, "c.txt")); err == nil {
 		t.Error("c.txt was written although its permission request was cancelled")
 	}
-	if i, j := slices.Index(transcript, "update available_commands_update"), slices.Index(transcript, want[1]); i < j {
+	if i, j := slices.Index(transcript, "update available_commands_update"), slices.Index(transcript, "response session/new"); i < j || j < 0 {
 		t.Errorf("available_commands_update at line %d, before the session/new response at %d", i, j)
 	}
 	if i := slices.Index(transcript, "stop end_turn"); i >= 0 && slices.Contains(transcript[i+1:], "update tool_call 1:call_b edit pending") {
 		t.Error("an update of the first prompt arrived after its response")
+	}
+}
+
+// SIGTERM closes the sessions as EOF does and exits 0; stdout carries
+// only protocol lines, and the session's lock is released so another
+// process can load it.
+func TestACPSignalClosesSessions(t *testing.T) {
+	c := newCLI(t)
+	c.fake("openai", llmtest.Text("hi"))
+	cmd := c.command(c.dir, "acp")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	call := func(id int, method string, params any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			t.Fatal(err)
+		}
+		for lines.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(lines.Bytes(), &m); err != nil || m["jsonrpc"] != "2.0" {
+				t.Fatalf("stdout line is not JSON-RPC: %q", lines.Text())
+			}
+			if n, ok := m["id"].(float64); ok && int(n) == id {
+				return m
+			}
+		}
+		t.Fatalf("no response to %s: %v", method, lines.Err())
+		return nil
+	}
+	call(1, "initialize", map[string]any{"protocolVersion": 1})
+	resp := call(2, "session/new", map[string]any{"cwd": c.dir, "mcpServers": []any{}})
+	result, _ := resp["result"].(map[string]any)
+	id, _ := result["sessionId"].(string)
+	if id == "" {
+		t.Fatalf("session/new: %v", resp)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Errorf("stdout line is not JSON: %q", lines.Text())
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	// The lock is free: print mode resumes the session.
+	c.fake("openai", llmtest.Text("resumed"))
+	if r := c.run("-p", "again", "-S", id); r.code != 0 {
+		t.Errorf("resume after SIGTERM: %v", r)
 	}
 }
