@@ -81,8 +81,12 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	s := &Server{o: o, log: o.Logger, ctx: sctx, sessions: map[string]*live{},
 		store: session.NewStore(session.StoreOptions{Root: o.Home, Logger: o.Logger})}
 	s.out = &lineWriter{w: out}
-	s.conn = sdk.NewAgentSideConnection(s, s.out, in)
+	// The SDK starts reading at once; the first message waits until the
+	// connection is in place for the handlers.
+	ready := make(chan struct{})
+	s.conn = sdk.NewAgentSideConnection(s, s.out, gatedReader{r: in, ready: ready})
 	s.conn.SetLogger(o.Logger)
+	close(ready)
 	select {
 	case <-s.conn.Done():
 		s.log.Info("acp client disconnected")
@@ -455,4 +459,15 @@ func headers(hs []sdk.HttpHeader) map[string]string {
 		out[h.Name] = h.Value
 	}
 	return out
+}
+
+// gatedReader reads nothing until ready is closed.
+type gatedReader struct {
+	r     io.Reader
+	ready <-chan struct{}
+}
+
+func (g gatedReader) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
 }
