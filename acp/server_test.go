@@ -595,3 +595,35 @@ func TestScenario66ClientMCPServers(t *testing.T) {
 		t.Errorf("/mcp: %q", text.String())
 	}
 }
+
+// AskUserQuestion goes to the client as a permission request: one option
+// per choice and a skip; the choice is the tool's answer.
+func TestQuestionsThroughRequestPermission(t *testing.T) {
+	args := `{"questions":[{"question":"Which colour?","header":"Colour","options":[{"label":"red","description":"warm"},{"label":"blue","description":"cool"}]}]}`
+	r := newRig(t, llmtest.ToolCall("q1", "AskUserQuestion", args), llmtest.Text("Blue it is."))
+	c := r.connect()
+	c.initialize()
+	var asked sdk.RequestPermissionRequest
+	c.answer = func(p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		if p.ToolCall.Title != nil && *p.ToolCall.Title == "AskUserQuestion" {
+			asked = p
+			return selected(string(p.Options[1].OptionId)), nil
+		}
+		return selected("approve_once"), nil
+	}
+	ns := c.newSession(r.work)
+	if resp, err := c.prompt(ns.SessionId, "ask me"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	var names []string
+	for _, o := range asked.Options {
+		names = append(names, o.Name)
+	}
+	if !slices.Equal(names, []string{"red", "blue", "Skip"}) || asked.ToolCall.ToolCallId != "1:q1" ||
+		len(asked.ToolCall.Content) != 1 || textOf(asked.ToolCall.Content[0].Content.Content) != "Which colour?" {
+		t.Errorf("question request: %+v", asked)
+	}
+	if body := string(r.srv.Request(1).Body); !strings.Contains(body, `Which colour?\":\"blue`) {
+		t.Errorf("the answer is not the tool's result:\n%.3000s", body[max(0, len(body)-1500):])
+	}
+}
