@@ -20,8 +20,9 @@
 //     diffs, results, plans from todo lists; tool-call ids are
 //     "<turn>:<callId>" with turns counted from 1;
 //   - prompts (prompt.go, convert.go): content blocks to input, the
-//     built-in commands (/compact, /status, /help), stop reasons, modes
-//     and config options;
+//     built-in commands (/compact, /status, /mcp, /help), stop reasons,
+//     the modes (default, plan, auto, yolo: permission mode and plan mode
+//     together) and the config options;
 //   - approvals and questions (permission.go) through
 //     session/request_permission;
 //   - history replay (replay.go);

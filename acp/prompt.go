@@ -151,7 +151,7 @@ func (l *live) command(text string) (sdk.PromptResponse, error) {
 		reply = b.String()
 	case "status":
 		st := l.s.Status()
-		reply = fmt.Sprintf("Session: %s\nModel: %s\nMode: %s\nContext: %d tokens", l.id, st.Model, acpMode(st.Permission), st.ContextTokens)
+		reply = fmt.Sprintf("Session: %s\nModel: %s\nMode: %s\nContext: %d tokens", l.id, st.Model, acpMode(st.Permission, l.s.PlanMode()), st.ContextTokens)
 		if st.MaxContextTokens > 0 {
 			reply += fmt.Sprintf(" of %d", st.MaxContextTokens)
 		}
@@ -191,35 +191,44 @@ func (l *live) command(text string) (sdk.PromptResponse, error) {
 	return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
 }
 
-// acpMode is the ACP mode of a permission mode (spec 06 §8.1).
-func acpMode(m event.PermissionMode) string {
-	switch m {
-	case event.ModeAuto:
+// acpMode is the ACP mode of a session's state (spec 06 §8.1): plan mode
+// on is "plan", else the permission mode's.
+func acpMode(m event.PermissionMode, plan bool) string {
+	switch {
+	case plan:
+		return "plan"
+	case m == event.ModeAuto:
 		return "auto"
-	case event.ModeYolo:
+	case m == event.ModeYolo:
 		return "yolo"
 	}
 	return "default"
 }
 
-// modes are the ACP modes and the permission mode each sets. Plan mode
-// joins them when the session host offers it.
+// modes are the ACP modes (spec 06 §8.7): the permission mode and plan
+// mode each sets.
 var modes = []struct {
 	id, name, desc string
 	mode           event.PermissionMode
+	plan           bool
 }{
-	{"default", "Default", "Ask before edits and commands", event.ModeManual},
-	{"auto", "Auto", "Run tools without asking", event.ModeAuto},
-	{"yolo", "YOLO", "Approve ordinary calls; still ask about risky ones", event.ModeYolo},
+	{"default", "Default", "Ask before edits and commands", event.ModeManual, false},
+	{"plan", "Plan", "Research and write a plan; change nothing until it is approved", event.ModeManual, true},
+	{"auto", "Auto", "Run tools without asking", event.ModeAuto, false},
+	{"yolo", "YOLO", "Approve ordinary calls; still ask about risky ones", event.ModeYolo, false},
 }
 
-// setMode switches the ACP mode and pushes the new options; an unknown
-// mode changes nothing.
+// setMode switches the ACP mode, both its toggles even when it is the
+// current one, and pushes the new options; an unknown mode changes
+// nothing.
 func (l *live) setMode(ctx context.Context, id string) error {
 	for _, m := range modes {
 		if m.id == id {
 			if err := l.s.SetMode(ctx, m.mode); err != nil {
 				return internalError(l.srv, "set mode", err)
+			}
+			if err := l.s.SetPlanMode(ctx, m.plan); err != nil {
+				return internalError(l.srv, "set plan mode", err)
 			}
 			l.sendOptions()
 			return nil
@@ -269,7 +278,7 @@ func (l *live) configOptions() []sdk.SessionConfigOption {
 		{Select: &sdk.SessionConfigOptionSelect{Id: "model", Name: "Model", Category: sdk.Ptr(sdk.SessionConfigOptionCategoryModel),
 			CurrentValue: sdk.SessionConfigValueId(current), Options: sdk.SessionConfigSelectOptions{Ungrouped: &models}}},
 		{Select: &sdk.SessionConfigOptionSelect{Id: "mode", Name: "Mode", Category: sdk.Ptr(sdk.SessionConfigOptionCategoryMode),
-			CurrentValue: sdk.SessionConfigValueId(acpMode(l.s.Status().Permission)), Options: sdk.SessionConfigSelectOptions{Ungrouped: &ms}}},
+			CurrentValue: sdk.SessionConfigValueId(acpMode(l.s.Status().Permission, l.s.PlanMode())), Options: sdk.SessionConfigSelectOptions{Ungrouped: &ms}}},
 	}
 }
 

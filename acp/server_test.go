@@ -368,14 +368,8 @@ func TestScenario64NoModelIsAuthRequired(t *testing.T) {
 	}
 }
 
-func TestScenario65ModesAndConfigOptions(t *testing.T) {
-	r := newRig(t, writeCall("call_1", "b.txt", "hi"), llmtest.Text("done"))
-	c := r.connect()
-	c.initialize()
-	ns := c.newSession(r.work)
-	if _, err := c.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: "auto"}); err != nil {
-		t.Fatal(err)
-	}
+// modeOf is the mode in the last config_option_update.
+func modeOf(c *client) string {
 	_, updates, _ := c.snapshot()
 	mode := ""
 	for _, u := range updates {
@@ -387,10 +381,37 @@ func TestScenario65ModesAndConfigOptions(t *testing.T) {
 			}
 		}
 	}
-	if mode != "auto" {
-		t.Errorf("config_option_update mode = %q", mode)
+	return mode
+}
+
+func TestScenario65ModesAndConfigOptions(t *testing.T) {
+	r := newRig(t, writeCall("call_1", "b.txt", "hi"), llmtest.Text("I cannot write in plan mode."),
+		writeCall("call_2", "b.txt", "hi"), llmtest.Text("done"))
+	c := r.connect()
+	c.initialize()
+	ns := c.newSession(r.work)
+	setMode := func(id string) {
+		t.Helper()
+		if _, err := c.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: sdk.SessionModeId(id)}); err != nil {
+			t.Fatalf("set_mode %s: %v", id, err)
+		}
+		if got := modeOf(c); got != id {
+			t.Errorf("config_option_update mode = %q, want %q", got, id)
+		}
 	}
-	// Auto mode writes without asking.
+	// Plan mode refuses the Write.
+	setMode("plan")
+	if resp, err := c.prompt(ns.SessionId, "create b.txt"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v %v", resp, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.work, "b.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("plan mode let the Write through: %v", err)
+	}
+	if body := strings.ToLower(string(r.srv.Request(1).Body)); !strings.Contains(body, "plan mode") {
+		t.Errorf("the model did not hear that plan mode refused the Write:\n%.2000s", body[max(0, len(body)-2000):])
+	}
+	// Auto mode, out of plan mode, writes without asking.
+	setMode("auto")
 	if resp, err := c.prompt(ns.SessionId, "create b.txt"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %v %v", resp, err)
 	}
@@ -400,6 +421,8 @@ func TestScenario65ModesAndConfigOptions(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(r.work, "b.txt")); err != nil || string(b) != "hi" {
 		t.Errorf("b.txt: %q %v", b, err)
 	}
+	// Re-asserting the current mode still sends an update.
+	setMode("auto")
 
 	_, err := c.conn.SetSessionMode(context.Background(), sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: "bogus"})
 	if code, msg := requestError(err); code != -32602 || msg != "Unknown sessionModeId: bogus" {
