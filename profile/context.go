@@ -43,6 +43,16 @@ type PromptContext struct {
 	PluginSections string
 	// RoleAdditional, when set, replaces the profile's role text.
 	RoleAdditional string
+	// Sandbox is how Bash commands are confined; the zero value says
+	// they are not.
+	Sandbox SandboxInfo
+}
+
+// SandboxInfo is the command sandbox the prompt states: Mode is
+// "read-only", "workspace-write", or "" / "off" for none.
+type SandboxInfo struct {
+	Mode    string
+	Network bool
 }
 
 // WarningCode classifies a Warning; it is sent on the wire as is.

@@ -25,6 +25,7 @@ const (
 	VarGitBranch           = "KIMI_GIT_BRANCH"
 	VarGitDirty            = "KIMI_GIT_DIRTY"
 	VarGitStatusNote       = "KIMI_GIT_STATUS_NOTE"
+	VarSandbox             = "KIMI_SANDBOX"
 	VarRoleAdditional      = "ROLE_ADDITIONAL"
 )
 
@@ -49,13 +50,38 @@ var (
 	pluginSectionsMD string
 	//go:embed prose/git_status_slow.md
 	gitStatusSlowMD string
+	//go:embed prose/sandbox_off.md
+	sandboxOffMD string
+	//go:embed prose/sandbox_workspace_write.md
+	sandboxWorkspaceWriteMD string
+	//go:embed prose/sandbox_read_only.md
+	sandboxReadOnlyMD string
+	//go:embed prose/sandbox_no_network.md
+	sandboxNoNetworkMD string
 )
+
+// sandboxProse states how commands are confined (issue 16).
+func sandboxProse(s SandboxInfo) string {
+	var text string
+	switch s.Mode {
+	case "workspace-write":
+		text = prose(sandboxWorkspaceWriteMD)
+	case "read-only":
+		text = prose(sandboxReadOnlyMD)
+	default:
+		return prose(sandboxOffMD)
+	}
+	if !s.Network {
+		text += " " + prose(sandboxNoNetworkMD)
+	}
+	return text
+}
 
 func contextVarNames() []string {
 	return []string{
 		VarOS, VarShell, VarNow, VarWorkDir, VarWorkDirListing, VarAgentsMD, VarSkills,
 		VarPluginSections, VarAdditionalDirsInfo, VarWindowsNotes, VarAdditionalDirsProse,
-		VarSkillsProse, VarPluginSectionsProse, VarGitBranch, VarGitDirty,
+		VarSkillsProse, VarPluginSectionsProse, VarGitBranch, VarGitDirty, VarSandbox,
 		VarGitStatusNote,
 	}
 }
@@ -93,6 +119,7 @@ func (pc PromptContext) Vars(p *Profile) map[string]string {
 		VarGitBranch:           branch,
 		VarGitDirty:            dirty,
 		VarGitStatusNote:       note,
+		VarSandbox:             sandboxProse(pc.Sandbox),
 	}
 }
 

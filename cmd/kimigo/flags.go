@@ -27,6 +27,7 @@ type options struct {
 	addDirs      []string
 	version      bool
 	help         bool
+	safety       safetyOptions
 
 	// command is the subcommand (doctor, export, …) and commandArgs what
 	// follows it; both empty for the main command.
@@ -69,7 +70,7 @@ type optionSpec struct {
 // mainOptions is the option table of spec 06 §1.2, hidden aliases
 // included.
 func mainOptions() []optionSpec {
-	return []optionSpec{
+	return append([]optionSpec{
 		{[]string{"--prompt", "-p"}, requiredValue, "-p, --prompt <prompt>",
 			func(o *options, v string) error { o.prompt, o.promptSet = v, true; return nil }},
 		{[]string{"--model", "-m"}, requiredValue, "-m, --model <model>",
@@ -96,13 +97,13 @@ func mainOptions() []optionSpec {
 			func(o *options, _ string) error { o.version = true; return nil }},
 		{[]string{"--help", "-h"}, noValue, "-h, --help",
 			func(o *options, _ string) error { o.help = true; return nil }},
-	}
+	}, safetyOptionSpecs()...)
 }
 
 // isSubcommand reports the names the main command dispatches on.
 func isSubcommand(name string) bool {
 	switch name {
-	case "doctor", "export", "acp", "login", "provider":
+	case "doctor", "export", "trust", "acp", "login", "provider":
 		return true
 	}
 	return false

@@ -40,7 +40,7 @@ func TestParseArgs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseArgs(%q): %v", tt.args, err)
 			}
-			if d := cmp.Diff(tt.want, *got, cmp.AllowUnexported(options{})); d != "" {
+			if d := cmp.Diff(tt.want, *got, cmp.AllowUnexported(options{}, safetyOptions{})); d != "" {
 				t.Errorf("parseArgs(%q) (-want +got):\n%s", tt.args, d)
 			}
 		})

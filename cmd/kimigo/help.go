@@ -28,6 +28,8 @@ Usage:
                                    write a session to a ZIP for a bug report
   kimigo acp                       serve the Agent Client Protocol on stdio
                                    for an editor
+  kimigo trust [dir]               let this project's .kimi-code/local.toml add
+                                   directories outside it
 
 Options:
   -p, --prompt <prompt>        print mode: run one prompt headless, then exit
@@ -39,7 +41,16 @@ Options:
       --agent <name>           agent profile of a new session
       --agent-file <path>      load an agent file and use the agent it defines
       --skills-dir <dir>       use these skill directories instead of discovery
-  -y, --yolo                   start in yolo permission mode (interactive only)
+      --sandbox <mode>         command sandbox: workspace-write (print mode's
+                               default), read-only or off
+      --network                let sandboxed commands reach the network
+      --permission-mode <mode> manual, yolo (print mode's default: asks are denied)
+                               or auto; Claude's names are accepted too
+      --allowedTools <rules>   allow rules for this run, e.g. "Bash(git log:*) Edit"
+      --disallowedTools <rules>
+                               deny rules for this run
+  -y, --yolo                   run every tool call without approval and commands
+                               without a sandbox (also --dangerously-skip-permissions)
       --auto                   start in auto permission mode (interactive only)
       --plan                   start in plan mode (interactive only)
   -V, --version                print the version and exit

@@ -22,7 +22,6 @@ func validate(o *options, env config.Env) error {
 		{pm && blank(o.prompt), "Prompt cannot be empty."},
 		{o.modelSet && blank(o.model), "Model cannot be empty."},
 		{o.formatSet && !pm, "Output format is only supported in prompt mode."},
-		{pm && o.yolo, "Cannot combine --prompt with --yolo."},
 		{pm && o.auto, "Cannot combine --prompt with --auto."},
 		{o.agentSet && blank(o.agent), "Agent cannot be empty."},
 		{len(o.agentFiles) > 1, "--agent-file may only be specified once."},
@@ -38,6 +37,9 @@ func validate(o *options, env config.Env) error {
 		if rule.failed {
 			return &usageError{msg: rule.msg}
 		}
+	}
+	if err := validateSafety(o); err != nil {
+		return err
 	}
 	if v := strings.TrimSpace(env["KIMI_MODEL_OUTPUT_FORMAT"]); pm && !o.formatSet && v != "" {
 		if _, ok := print.ParseFormat(v); !ok {
