@@ -7,6 +7,7 @@ import (
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/sandbox"
 	"github.com/kimigo/kimigo/session"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // safetyOptions are the flags that say what a run may do without asking
@@ -128,6 +129,12 @@ func headlessSettings(o *options, cfg *config.Config) headless {
 		mode = sandbox.Mode(o.safety.sandbox)
 	}
 	h.sandbox = session.SandboxOptions{Mode: mode, Network: network || o.safety.network}
+	if o.plan {
+		// A headless plan run's plan is its answer: nobody is here to
+		// review it, so leaving plan mode is allowed rather than denied.
+		h.rules = append(h.rules, config.PermissionRule{Decision: config.DecisionAllow, Pattern: tools.NameExitPlanMode,
+			Origin: config.OriginUser, Source: "--plan"})
+	}
 	for _, v := range o.safety.allowed {
 		h.rules = append(h.rules, runRules(config.DecisionAllow, "--allowedTools", v)...)
 	}
