@@ -261,14 +261,11 @@ func (a *Agent) ResumeGoal(ctx context.Context) (turn.Launch, error) {
 	if a.o.Goals == nil {
 		return turn.Launch{}, errNoGoals
 	}
-	// The goal turn that paused the goal publishes its end before its
-	// worker lets go of the turn: a front end that resumes on seeing the
-	// pause waits for that worker here rather than being refused.
-	if err := a.turns.WaitSettled(ctx); err != nil {
-		return turn.Launch{}, fmt.Errorf("resume goal: %w", err)
-	}
 	if a.HasActiveTurn() {
 		return turn.Launch{}, errors.New("resume goal: wait until the running turn ends")
+	}
+	if err := a.turns.WaitSettled(ctx); err != nil {
+		return turn.Launch{}, fmt.Errorf("resume goal: %w", err)
 	}
 	if err := a.o.Goals.Resume(ctx, goal.ActorUser); err != nil {
 		return turn.Launch{}, err
