@@ -73,6 +73,8 @@ func run(args []string, p proc) int {
 		return runDoctor(o.commandArgs, env, p)
 	case "export":
 		return runExport(o.commandArgs, env, p)
+	case "acp":
+		return runACP(o.commandArgs, env, p)
 	case "trust":
 		return runTrust(o.commandArgs, env, p)
 	default:
