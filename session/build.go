@@ -186,6 +186,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			m := tools.New(tools.Options{
 				Base:           tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
+				TextFiles:      o.TextFiles,
 				Capability:     model.Capability,
 				ToolSelect:     o.Config.Experimental[toolSelectFlag],
 				Committer:      c,

@@ -71,3 +71,8 @@ func (s *Session) closeMCP(ctx context.Context) error {
 	}
 	return s.mcp.Close(ctx)
 }
+
+// WaitMCP waits until every MCP server has connected or failed (each
+// bounded by its startup timeout), or ctx ends: a front end that hands
+// servers over (the ACP client's) calls it before the first prompt.
+func (s *Session) WaitMCP(ctx context.Context) error { return s.waitMCP(ctx) }

@@ -46,6 +46,11 @@ type Options struct {
 	// Env is the OS seam of the agent's tools; nil means the local
 	// machine, in WorkDir.
 	Env osenv.Env
+	// TextFiles, when set, is the OS seam of the text-file tools (Read,
+	// Write, Edit) only: the ACP server's bridge to an editor's buffers
+	// (spec 06 §8.8). Everything else, the session's own files included,
+	// uses Env.
+	TextFiles osenv.Env
 
 	// Resume is the id of a session to resume (-r, -S). A session recorded
 	// under another work dir is a CodeWorkDirMismatch error whose Hint is
@@ -100,7 +105,8 @@ type Options struct {
 	// project and user skill roots (spec 05 §9.1).
 	SkillsDirs []string
 	// MCPServers are servers the caller hands over (an ACP client's); they
-	// shadow the configured ones of the same name (spec 06 §7.1).
+	// shadow the configured ones of the same name (spec 06 §7.1) and start
+	// when the session opens, without blocking it (WaitMCP waits for them).
 	MCPServers []mcp.Server
 
 	// Logger receives the session's logs; nil discards.
@@ -294,6 +300,9 @@ func open(ctx context.Context, o Options, sum Summary, resuming bool, p plan) (*
 				err = errors.Join(err, cerr)
 			}
 		}
+		if cerr := s.closeMCP(context.WithoutCancel(ctx)); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
 		if serr := s.sandbox.Close(); serr != nil {
 			err = errors.Join(err, serr)
 		}
@@ -357,6 +366,9 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		return err
 	}
 	s.agent = agent.New(ao)
+	if s.mcp != nil {
+		s.mcp.Start(o.MCPServers)
+	}
 	if s.resumed {
 		res, err := s.agent.Resume(ctx, agent.ResumeOptions{Cards: o.Cards, CardTurns: o.CardTurns, Model: o.Model})
 		if err != nil {

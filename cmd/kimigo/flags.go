@@ -28,6 +28,9 @@ type options struct {
 	version      bool
 	help         bool
 	safety       safetyOptions
+	// args are the positional arguments: without -p, the prompt the
+	// interactive interface starts with (kimigo "fix the tests").
+	args []string
 
 	// command is the subcommand (doctor, export, …) and commandArgs what
 	// follows it; both empty for the main command.
@@ -153,15 +156,14 @@ func parseArgs(args []string) (*options, error) {
 		var err error
 		switch {
 		case a == "--":
-			if i+1 < len(args) {
-				return nil, unknownCommand(args[i+1])
-			}
+			o.args = append(o.args, args[i+1:]...)
+			i = len(args)
 		case strings.HasPrefix(a, "--"):
 			i, err = parseLong(o, args, i)
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			i, err = parseShort(o, args, i)
 		default:
-			return nil, unknownCommand(a)
+			o.args = append(o.args, a)
 		}
 		if err != nil {
 			return nil, err

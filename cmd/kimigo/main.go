@@ -73,6 +73,8 @@ func run(args []string, p proc) int {
 		return runDoctor(o.commandArgs, env, p)
 	case "export":
 		return runExport(o.commandArgs, env, p)
+	case "acp":
+		return runACP(o.commandArgs, env, p)
 	case "trust":
 		return runTrust(o.commandArgs, env, p)
 	case "mcp", "hooks", "login", "logout":
@@ -80,11 +82,14 @@ func run(args []string, p proc) int {
 	default:
 		return printUsageError(p.stderr, usagef("'kimigo %s' is not available yet", o.command))
 	}
+	if o.promptMode() && len(o.args) > 0 {
+		return printUsageError(p.stderr, unknownCommand(o.args[0]))
+	}
 	if err := validate(o, env); err != nil {
 		return printUsageError(p.stderr, err)
 	}
 	if !o.promptMode() {
-		return printUsageError(p.stderr, interactiveUnavailable())
+		return runInteractive(o, env, p)
 	}
 	return runPrint(o, env, p)
 }

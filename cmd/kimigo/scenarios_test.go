@@ -111,7 +111,7 @@ func TestScenario8EnvOutputFormat(t *testing.T) {
 		t.Errorf("xml: %v", r)
 	}
 	if r := c.run(); r.code != 1 || strings.Contains(r.stderr, "KIMI_MODEL_OUTPUT_FORMAT") ||
-		!strings.Contains(r.stderr, "interactive mode is not available yet") {
+		!strings.Contains(r.stderr, "the interactive interface needs a terminal") {
 		t.Errorf("the interactive command must ignore the variable: %v", r)
 	}
 	c.env["KIMI_MODEL_OUTPUT_FORMAT"] = "stream-json"
@@ -123,9 +123,15 @@ func TestScenario8EnvOutputFormat(t *testing.T) {
 	}
 }
 
+// Scenario 9 with ERRATA 33: a positional argument is the interactive
+// interface's first prompt (here without a terminal), and print mode
+// refuses one.
 func TestScenario9UnknownCommandAndOption(t *testing.T) {
 	c := newCLI(t)
-	if r := c.run("frobnicate"); r.code != 1 || r.stderr != "error: unknown command 'frobnicate'. See 'kimigo --help'.\n" {
+	if r := c.run("-p", "hi", "frobnicate"); r.code != 1 || r.stderr != "error: unknown command 'frobnicate'. See 'kimigo --help'.\n" {
+		t.Errorf("-p hi frobnicate: %v", r)
+	}
+	if r := c.run("frobnicate"); r.code != 1 || !strings.HasPrefix(r.stderr, "error: the interactive interface needs a terminal") {
 		t.Errorf("frobnicate: %v", r)
 	}
 	if r := c.run("--frob"); r.code != 1 || r.stderr != "error: unknown option '--frob'\n" {

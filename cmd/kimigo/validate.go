@@ -61,9 +61,3 @@ func outputFormat(o *options, env config.Env) print.Format {
 	}
 	return print.FormatText
 }
-
-// interactiveUnavailable is the error of `kimigo` without -p until the
-// interactive interface exists.
-func interactiveUnavailable() error {
-	return &usageError{msg: `interactive mode is not available yet; use -p "<prompt>" to run one prompt`}
-}
