@@ -39,11 +39,13 @@ func TestE2EText(t *testing.T) {
 			t.Errorf("%d requests; want 1", n)
 		}
 		// The request for a one-word prompt, system prompt and default
-		// tools included, stays small.
+		// tools included, stays small. It was under 30 KB before the plan,
+		// goal, task and cron tools and the skills listing joined it (about
+		// 35 KB with them).
 		size := len(srv.Request(0).Body)
 		t.Logf("%s: the one-word request is %d bytes", kind, size)
-		if size >= 30_000 {
-			t.Errorf("one-word request is %d bytes; want under 30 KB", size)
+		if size >= 36_000 {
+			t.Errorf("one-word request is %d bytes; want under 36 KB", size)
 		}
 	})
 }

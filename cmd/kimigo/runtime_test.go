@@ -117,7 +117,9 @@ func TestE2EKilledWhileATaskRunsThenContinue(t *testing.T) {
 	c := newCLI(t)
 	srv := c.fake("openai", llmtest.ToolCall("call_1", "Bash", bgArgs(t, "echo partial; exec sleep 60", "long job")),
 		llmtest.Text("Started."), llmtest.Text("The job was lost."))
-	cmd := c.command(c.dir, "-p", "run the long job")
+	// Without the sandbox: a sandboxed command dies with kimigo's sandbox
+	// server, and this test is about a process that outlives kimigo.
+	cmd := c.command(c.dir, "-p", "run the long job", "--sandbox", "off")
 	var out, errw lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errw
 	if err := cmd.Start(); err != nil {
