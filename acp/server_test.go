@@ -547,7 +547,8 @@ func TestScenario63FileSystemBridge(t *testing.T) {
 	if resp, err := c.prompt(ns.SessionId, "edit"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", resp, err)
 	}
-	if body := string(r.srv.Request(1).Body); !strings.Contains(body, "draft") || strings.Contains(body, "on disk") {
+	// The Read result's first line, as the model sees it (JSON-escaped).
+	if body := string(r.srv.Request(1).Body); !strings.Contains(body, `1\tdraft`) || strings.Contains(body, `1\ton disk`) {
 		t.Errorf("the Read did not return the editor's buffer:\n%.3000s", body)
 	}
 	c.mu.Lock()

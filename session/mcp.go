@@ -69,6 +69,9 @@ func (s *Session) closeMCP(ctx context.Context) error {
 	if s.mcpFollow != nil {
 		s.mcpFollow()
 	}
+	if s.mcp == nil { // the session failed to open before it had one
+		return nil
+	}
 	return s.mcp.Close(ctx)
 }
 
