@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/kimigo/kimigo/config"
 )
@@ -78,7 +80,14 @@ func run(args []string, p proc) int {
 		return printUsageError(p.stderr, err)
 	}
 	if !o.promptMode() {
-		return printUsageError(p.stderr, interactiveUnavailable())
+		return printUsageError(p.stderr, interactiveUnavailable(o))
 	}
-	return runPrint(o, env, p)
+	prompt, err := promptInput(o, p.stdin, time.After(stdinWait))
+	if err == nil && strings.TrimSpace(prompt) == "" {
+		err = usagef("Prompt cannot be empty.")
+	}
+	if err != nil {
+		return printUsageError(p.stderr, err)
+	}
+	return runPrint(o, prompt, env, p)
 }

@@ -22,6 +22,7 @@ const cleanupTimeout = 8 * time.Second
 // session, the run and its cleanup.
 type printRun struct {
 	o       *options
+	prompt  string // the command line's prompt with piped input
 	env     config.Env
 	p       proc
 	workDir string
@@ -36,13 +37,13 @@ type printRun struct {
 }
 
 // runPrint runs print mode and returns the exit code.
-func runPrint(o *options, env config.Env, p proc) int {
+func runPrint(o *options, prompt string, env config.Env, p proc) int {
 	ctx, sigs, stop := watchSignals(context.Background())
 	defer stop()
 	logs := &logFile{}
 	defer logs.Close()
 	level := &slog.LevelVar{}
-	r := &printRun{o: o, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level)}
+	r := &printRun{o: o, prompt: prompt, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level)}
 	s, err := r.open(ctx)
 	if err == nil {
 		err = r.run(ctx, s)
@@ -94,7 +95,7 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 func (r *printRun) run(ctx context.Context, s *session.Session) error {
 	r.logger.Info("print run", "session_id", s.ID(), "resumed", s.Resumed(), "model", s.Model().Alias)
 	return print.Run(ctx, print.Options{
-		Host: s, Prompt: r.o.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
+		Host: s, Prompt: r.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
 		SessionID: s.ID(), ResumeCommand: s.ResumeCommand(),
 		Stdout: r.p.stdout, Stderr: r.p.stderr, StdoutWidth: r.p.stdoutWidth, StderrWidth: r.p.stderrWidth,
 		Logger: r.logger,

@@ -39,7 +39,7 @@ func TestScenario2PromptWithYoloAutoPlan(t *testing.T) {
 		{"--auto", "--auto"}, {"--plan", "--plan"},
 	} {
 		r := c.run("-p", "hi", tt.flag)
-		if want := "error: Cannot combine --prompt with " + tt.want + ".\n"; r.code != 1 || r.stderr != want {
+		if want := "error: Cannot combine -p with " + tt.want + ".\n"; r.code != 1 || r.stderr != want {
 			t.Errorf("-p hi %s: %v; want %q", tt.flag, r, want)
 		}
 	}
@@ -61,12 +61,12 @@ func TestScenario4YoloWithAuto(t *testing.T) {
 
 func TestScenario5ValidationOrder(t *testing.T) {
 	c := newCLI(t)
-	r := c.run("-p", "  ", "--yolo", "--output-format", "xml")
-	want := "error: option '--output-format <format>' argument 'xml' is invalid. Allowed choices are text, stream-json.\n"
+	r := c.run("--prompt", "  ", "--yolo", "--output-format", "xml")
+	want := "error: option '--output-format <format>' argument 'xml' is invalid. Allowed choices are text, json, stream-json.\n"
 	if r.code != 1 || r.stderr != want {
 		t.Errorf("parser first: %v", r)
 	}
-	if r := c.run("-p", "  ", "--yolo"); r.code != 1 || r.stderr != "error: Prompt cannot be empty.\n" {
+	if r := c.run("--prompt", "  ", "--yolo"); r.code != 1 || r.stderr != "error: Prompt cannot be empty.\n" {
 		t.Errorf("rule 1 before rule 4: %v", r)
 	}
 }
@@ -90,7 +90,8 @@ func TestScenario6AgentFlags(t *testing.T) {
 
 func TestScenario7SessionWithoutID(t *testing.T) {
 	c := newCLI(t)
-	if r := c.run("-p", "hi", "-S"); r.code != 1 || r.stderr != "error: Cannot use --session without an id in prompt mode.\n" {
+	if r := c.run("-p", "hi", "-S"); r.code != 1 ||
+		r.stderr != "error: -S needs a session id in print mode; 'kimigo sessions' lists this directory's sessions.\n" {
 		t.Errorf("-S alone: %v", r)
 	}
 	r := c.run("-p", "hi", "-S", "abc")
@@ -104,7 +105,7 @@ func TestScenario8EnvOutputFormat(t *testing.T) {
 	c := newCLI(t)
 	c.env["KIMI_MODEL_OUTPUT_FORMAT"] = "xml"
 	r := c.run("-p", "hi")
-	if want := "error: Invalid KIMI_MODEL_OUTPUT_FORMAT value \"xml\". Expected one of: text, stream-json.\n"; r.code != 1 || r.stderr != want {
+	if want := "error: Invalid KIMI_MODEL_OUTPUT_FORMAT value \"xml\". Expected one of: text, json, stream-json.\n"; r.code != 1 || r.stderr != want {
 		t.Errorf("xml: %v", r)
 	}
 	if r := c.run(); r.code != 1 || strings.Contains(r.stderr, "KIMI_MODEL_OUTPUT_FORMAT") ||
@@ -122,7 +123,9 @@ func TestScenario8EnvOutputFormat(t *testing.T) {
 
 func TestScenario9UnknownCommandAndOption(t *testing.T) {
 	c := newCLI(t)
-	if r := c.run("frobnicate"); r.code != 1 || r.stderr != "error: unknown command 'frobnicate'. See 'kimigo --help'.\n" {
+	// A positional is the interactive interface's first prompt (ERRATA 33).
+	if r := c.run("frobnicate"); r.code != 1 ||
+		r.stderr != "error: interactive mode is not available yet; to run this prompt in print mode: kimigo -p frobnicate\n" {
 		t.Errorf("frobnicate: %v", r)
 	}
 	if r := c.run("--frob"); r.code != 1 || r.stderr != "error: unknown option '--frob'\n" {

@@ -17,13 +17,14 @@ type Format string
 // Output formats.
 const (
 	FormatText       Format = "text"
+	FormatJSON       Format = "json"
 	FormatStreamJSON Format = "stream-json"
 )
 
 // ParseFormat returns the format named s, or false for an unknown name.
 func ParseFormat(s string) (Format, bool) {
 	switch f := Format(s); f {
-	case FormatText, FormatStreamJSON:
+	case FormatText, FormatJSON, FormatStreamJSON:
 		return f, true
 	}
 	return "", false
