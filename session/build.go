@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/permission"
@@ -94,10 +95,11 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		if err != nil {
 			return "", err
 		}
-		return ps.profile.SystemPrompt(pc)
+		s, err := ps.profile.SystemPrompt(pc)
+		return appendPrompt(s, o.AppendSystemPrompt), err
 	}
 	p.config = agent.Config{Cwd: o.WorkDir, ProfileName: ps.profile.Name, SubagentNames: ps.subagents,
-		SystemPrompt: ps.prompt}
+		SystemPrompt: appendPrompt(ps.prompt, o.AppendSystemPrompt)}
 	return p, nil
 }
 
@@ -205,4 +207,13 @@ func union(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// appendPrompt is the system prompt with the user's addition after a
+// blank line; no addition leaves it as it is.
+func appendPrompt(system, addition string) string {
+	if strings.TrimSpace(addition) == "" {
+		return system
+	}
+	return strings.TrimRight(system, "\n") + "\n\n" + strings.TrimSpace(addition) + "\n"
 }

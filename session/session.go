@@ -60,6 +60,11 @@ type Options struct {
 	// agent files to load (--agent-file).
 	Agent      string
 	AgentFiles []string
+	// AppendSystemPrompt is added, after a blank line, to a new session's
+	// system prompt (--append-system-prompt), which its records keep; a
+	// resumed session keeps the prompt it has, and giving it one is an
+	// error.
+	AppendSystemPrompt string
 	// AddDirs are this run's --add-dir directories, absolute or relative
 	// to WorkDir; each must exist. A new session records them; a resumed
 	// one uses them for this run only.
@@ -177,6 +182,8 @@ func (o Options) check() error {
 		return fmt.Errorf("open session: work dir %q is not absolute", o.WorkDir)
 	case o.Resume != "" && o.Continue:
 		return errors.New("open session: both a session id and continue given")
+	case o.AppendSystemPrompt != "" && (o.Resume != "" || o.Continue):
+		return errors.New("open session: a system prompt addition is for a new session only")
 	}
 	return nil
 }

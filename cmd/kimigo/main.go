@@ -25,6 +25,7 @@ type proc struct {
 	// that is not a terminal; stderrColour allows the error colour.
 	stdoutWidth, stderrWidth int
 	stderrColour             bool
+	stderrTTY                bool
 	environ                  func() []string
 	getwd                    func() (string, error)
 	userHome                 func() (string, error)
@@ -46,6 +47,7 @@ func (p proc) withTerminal(env config.Env) proc {
 		p.stderrWidth, tty = terminal(f)
 		_, noColour := env["NO_COLOR"]
 		p.stderrColour = tty && !noColour
+		p.stderrTTY = tty
 	}
 	return p
 }

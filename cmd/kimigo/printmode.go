@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/internal/print"
+	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -34,6 +36,10 @@ type printRun struct {
 
 	// sess is the open session, nil until it opened.
 	sess *session.Session
+	// started is when the run began; ran says print.Run wrote the run's
+	// ending (the result object of the JSON formats).
+	started time.Time
+	ran     bool
 }
 
 // runPrint runs print mode and returns the exit code.
@@ -43,7 +49,8 @@ func runPrint(o *options, prompt string, env config.Env, p proc) int {
 	logs := &logFile{}
 	defer logs.Close()
 	level := &slog.LevelVar{}
-	r := &printRun{o: o, prompt: prompt, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level)}
+	r := &printRun{o: o, prompt: prompt, env: env, p: p, logs: logs, level: level, logger: newLogger(logs, level),
+		started: time.Now()}
 	s, err := r.open(ctx)
 	if err == nil {
 		err = r.run(ctx, s)
@@ -53,6 +60,7 @@ func runPrint(o *options, prompt string, env config.Env, p proc) int {
 	}
 	if code := sigs.exitCode(); code != 0 {
 		r.logger.Info("print run stopped by a signal", "exit_code", code)
+		r.failedHint()
 		return code
 	}
 	if err != nil {
@@ -68,18 +76,25 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	if err := r.configure(); err != nil {
 		return nil, err
 	}
+	if n := r.o.maxSteps; n > 0 { // this run's limit, over config.toml's
+		lc := r.cfg.LoopControl
+		lc.MaxStepsPerTurn = &n
+		r.cfg.LoopControl = lc
+		r.logger.Info("print run step limit", "flag", r.o.maxStepsFlag, "max_steps", n)
+	}
 	id, _ := r.o.sessionID()
 	userHome, _ := r.p.userHome() // unknown only matters for "~" in local.toml
 	s, err := session.Open(ctx, session.Options{
 		Config: r.cfg, Home: r.home, WorkDir: r.workDir, UserHome: userHome,
 		Resume: id, Continue: r.o.cont && id == "", Model: r.o.model, Agent: r.o.agent, AgentFiles: r.o.agentFiles,
-		AddDirs: r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
+		AppendSystemPrompt: r.o.appendPrompt,
+		AddDirs:            r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
 		Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.warn(n.Text, n.Warning) },
 	})
 	var se *session.Error
 	if errors.As(err, &se) && se.Code == session.CodeWorkDirMismatch {
-		fmt.Fprintf(r.p.stderr, "%s\n  %s\n", se.Error(), se.Hint())
+		fmt.Fprintf(r.p.stderr, "%s\n  %s\n", se.Error(), se.Hint()+" -p "+r.nextPrompt())
 	}
 	if err != nil {
 		return nil, err
@@ -94,12 +109,40 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 // run sends the prompt and renders the run.
 func (r *printRun) run(ctx context.Context, s *session.Session) error {
 	r.logger.Info("print run", "session_id", s.ID(), "resumed", s.Resumed(), "model", s.Model().Alias)
+	r.ran = true
 	return print.Run(ctx, print.Options{
 		Host: s, Prompt: r.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
-		SessionID: s.ID(), ResumeCommand: s.ResumeCommand(),
+		SessionID: s.ID(), ResumeCommand: resumeCommand(s.ID()),
 		Stdout: r.p.stdout, Stderr: r.p.stderr, StdoutWidth: r.p.stdoutWidth, StderrWidth: r.p.stderrWidth,
-		Logger: r.logger,
+		Progress: r.p.stderrTTY || r.o.verbose, Logger: r.logger,
 	})
+}
+
+// resumeCommand is the command that runs the next prompt in session id:
+// print mode's form until the interactive interface exists (issue 15
+// item 5).
+func resumeCommand(id string) string {
+	return session.ResumeCommand(id) + ` -p "…"`
+}
+
+// nextPrompt is the -p argument of a hint that reruns this run: the
+// prompt itself when it came from the command line and is short, else a
+// placeholder.
+func (r *printRun) nextPrompt() string {
+	if p := r.o.promptText(); p != "" && p != "-" && p == r.prompt && len(p) <= 200 && !strings.ContainsAny(p, "\n\r") {
+		return shellQuote(p)
+	}
+	return `"…"`
+}
+
+// failedHint writes the resume hint of a failed or interrupted run in the
+// text format, after its error; the JSON formats carry it in the result
+// object. A run whose session never opened has none.
+func (r *printRun) failedHint() {
+	if r.sess == nil || outputFormat(r.o, r.env) != print.FormatText {
+		return
+	}
+	fmt.Fprintf(r.p.stderr, "To resume this session: %s\n", resumeCommand(r.sess.ID()))
 }
 
 // cleanup closes the session, which restores a resumed session's
@@ -137,6 +180,9 @@ func (r *printRun) fail(err error) int {
 	switch {
 	case errors.As(err, &f) && f.Code == event.CodeRecordsWriteFailed && r.sess != nil:
 		err = &startupError{op: "run prompt", err: err, hint: session.StorageHint(r.sess.WriteError(), r.home, sessionID)}
+	case errors.As(err, &f) && f.Code == loop.CodeMaxStepsExceeded && r.o.maxSteps > 0:
+		err = &startupError{op: "run prompt", err: err,
+			hint: fmt.Sprintf("this run's limit is %s %d: give a larger one, or leave it out", r.o.maxStepsFlag, r.o.maxSteps)}
 	case errors.As(err, &f):
 		var m config.Model
 		if r.sess != nil {
@@ -151,7 +197,19 @@ func (r *printRun) fail(err error) int {
 			err = &startupError{op: "run prompt", err: err, hint: hint}
 		}
 	}
-	return report(r.p.stderr, err, logPath, r.p.stderrColour)
+	if !r.ran && outputFormat(r.o, r.env) != print.FormatText {
+		// The run never started: the result object still ends the output.
+		var id, cmd string
+		if r.sess != nil {
+			id, cmd = r.sess.ID(), resumeCommand(r.sess.ID())
+		}
+		if werr := print.WriteResult(r.p.stdout, print.FailedResult(err, id, cmd, time.Since(r.started))); werr != nil {
+			r.logger.Warn("write the result object", "err", werr)
+		}
+	}
+	code := report(r.p.stderr, err, logPath, r.p.stderrColour)
+	r.failedHint()
+	return code
 }
 
 // warn writes a warning or notice to stderr: "Warning: <msg>" for load

@@ -113,7 +113,7 @@ func TestRobustDiskFullOnTmpfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = c.run("-c", "-p", "go on")
-	if r.code != 0 || r.stdout != "• Resumed after the disk was full.\n\n" || resumeHint(t, r.stderr) != id {
+	if r.code != 0 || r.stdout != "Resumed after the disk was full.\n" || resumeHint(t, r.stderr) != id {
 		t.Fatalf("resume after the disk recovered:\n%v", r)
 	}
 	if rej := rejected(srv); len(rej) != 0 {
@@ -163,7 +163,7 @@ func TestRobustCorruptLineInTheMiddle(t *testing.T) {
 			}
 
 			r := c.run("-c", "-p", "are you there?")
-			if r.code != 0 || r.stdout != "• still here\n\n" || resumeHint(t, r.stderr) != id {
+			if r.code != 0 || r.stdout != "still here\n" || resumeHint(t, r.stderr) != id {
 				t.Fatalf("resume with a corrupt line:\n%v", r)
 			}
 			side := wire + records.QuarantineSuffix
@@ -302,7 +302,7 @@ func TestRobustOneWriterPerSession(t *testing.T) {
 		t.Fatalf("the killed run's lock file = %q, %v; want its pid (a stale lock)", b, err)
 	}
 	r := c.run("-c", "-p", "third")
-	if r.code != 0 || r.stdout != "• taken over\n\n" || resumeHint(t, r.stderr) != id {
+	if r.code != 0 || r.stdout != "taken over\n" || resumeHint(t, r.stderr) != id {
 		t.Fatalf("taking over the stale lock:\n%v", r)
 	}
 	msgs := string(body(t, srv.Request(2))["messages"])

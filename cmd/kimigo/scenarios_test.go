@@ -146,7 +146,7 @@ func TestScenario10CrossDirectorySession(t *testing.T) {
 	other := filepath.Join(c.root, "other")
 	os.Mkdir(other, 0o755)
 	r := c.runIn(other, "", "-p", "hi", "-S", id)
-	notice := fmt.Sprintf("Session %q was created under a different directory.\n  cd %q && kimigo -r %s\n", id, c.dir, id)
+	notice := fmt.Sprintf("Session %q was created under a different directory.\n  cd %q && kimigo -r %s -p hi\n", id, c.dir, id)
 	if r.code != 1 || !strings.HasPrefix(r.stderr, notice) ||
 		!strings.Contains(r.stderr, fmt.Sprintf("error: failed to run prompt: Session %q was created under a different directory.", id)) {
 		t.Errorf("got %v\nwant stderr starting %q", r, notice)
@@ -156,15 +156,23 @@ func TestScenario10CrossDirectorySession(t *testing.T) {
 	}
 }
 
+// Spec 06 scenario 11 as issue 15 item 3 changed it: stdout is the answer
+// as written; thinking shows only with --verbose on a stderr that is not
+// a terminal; no version line.
 func TestScenario11TextOutput(t *testing.T) {
 	c := newCLI(t)
-	c.fake("kimi", llmtest.Think("hmm", "Hello\nworld"))
+	c.fake("kimi", llmtest.Think("hmm", "Hello\nworld"), llmtest.Think("hmm", "Hello\nworld"))
 	r := c.mustRun("-p", "hi")
-	if r.stdout != "• Hello\n  world\n\n" {
+	if r.stdout != "Hello\nworld\n" {
 		t.Errorf("stdout = %q", r.stdout)
 	}
-	if !strings.Contains(r.stderr, "• hmm") || !strings.Contains(r.stderr, "To resume this session: kimigo -r session_") {
-		t.Errorf("stderr = %q", r.stderr)
+	id := resumeHint(t, r.stderr)
+	if want := "To resume this session: kimigo -r " + id + " -p \"…\"\n"; r.stderr != want {
+		t.Errorf("stderr = %q; want only %q", r.stderr, want)
+	}
+	r = c.mustRun("-p", "--verbose", "hi")
+	if r.stdout != "Hello\nworld\n" || !strings.HasPrefix(r.stderr, "• hmm\n\n") {
+		t.Errorf("--verbose: %v", r)
 	}
 }
 
@@ -180,8 +188,8 @@ func TestScenario13ParallelCallsOneAssistantLine(t *testing.T) {
 	), llmtest.Text("Both ran."))
 	r := c.mustRun("-p", "run both", "--output-format", "stream-json")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 6 {
-		t.Fatalf("%d lines; want 6:\n%s", len(lines), r.stdout)
+	if len(lines) != 7 {
+		t.Fatalf("%d lines; want 7:\n%s", len(lines), r.stdout)
 	}
 	if !strings.Contains(lines[1], `"id":"call_a"`) || !strings.Contains(lines[1], `"id":"call_b"`) ||
 		strings.Index(lines[1], "call_a") > strings.Index(lines[1], "call_b") {
@@ -198,8 +206,8 @@ func TestScenario14RetryMeta(t *testing.T) {
 		llmtest.Text("Recovered."))
 	r := c.mustRun("-p", "hi", "--output-format", "stream-json")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("%d lines; want 4:\n%s", len(lines), r.stdout)
+	if len(lines) != 5 {
+		t.Fatalf("%d lines; want 5:\n%s", len(lines), r.stdout)
 	}
 	var retry map[string]any
 	json.Unmarshal([]byte(lines[1]), &retry)
@@ -221,8 +229,8 @@ func TestScenario15ProviderFailure(t *testing.T) {
 		!strings.Contains(r.stderr, "See log: "+filepath.Join(c.home, "logs", "kimigo.log")) {
 		t.Errorf("got %v", r)
 	}
-	if strings.Contains(r.stderr, "To resume") {
-		t.Errorf("a failed run printed the resume hint: %v", r)
+	if !strings.HasSuffix(r.stderr, "\nTo resume this session: kimigo -r "+resumeHint(t, r.stderr)+" -p \"…\"\n") {
+		t.Errorf("a failed run must end with the resume hint: %v", r)
 	}
 	if !strings.Contains(r.stderr, "hint: ") || !strings.Contains(r.stderr, "KIMI_MODEL_API_KEY") {
 		t.Errorf("no hint saying what to check: %v", r)

@@ -42,6 +42,9 @@ func validate(o *options, env config.Env) error {
 		{pm && sessionGiven && blank(id), fmt.Sprintf("%s needs a session id in print mode; "+
 			"'kimigo sessions' lists this directory's sessions.", o.sessionFlag)},
 		{o.cont && sessionGiven, "Cannot combine --continue, --session."},
+		{o.appendSet && blank(o.appendPrompt), "--append-system-prompt cannot be empty."},
+		{o.appendSet && (sessionGiven || o.cont), "Cannot combine --append-system-prompt with --session/--continue: " +
+			"the system prompt is set when a session is created, and a resumed session keeps its own."},
 		{o.yolo && o.auto, "Cannot combine --yolo with --auto."},
 	} {
 		if rule.failed {

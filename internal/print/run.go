@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
@@ -56,6 +57,12 @@ type Options struct {
 	// terminals.
 	Stdout, Stderr           io.Writer
 	StdoutWidth, StderrWidth int
+	// Progress shows the text format's progress on stderr: thinking, tool
+	// calls and their results, hook output (a terminal, or --verbose).
+	// Warnings and retries are shown either way.
+	Progress bool
+	// Now is the clock of the result's duration; nil means time.Now.
+	Now func() time.Time
 	// Logger receives lifecycle lines; nil discards.
 	Logger *slog.Logger
 }
@@ -80,36 +87,60 @@ var ErrInterrupted = errors.New("print run interrupted")
 type renderer interface {
 	// render shows one event that passed the filter.
 	render(ev event.Event)
-	// start writes what precedes the run (the version line).
+	// start writes what precedes the run (stream-json's version line).
 	start(version string)
-	// finish flushes what is buffered at the end of the run and returns
-	// the first error writing stdout.
+	// finish flushes what is buffered when the turn ended and returns the
+	// first error writing stdout.
 	finish() error
-	// resumeHint writes the resume hint of a successful run.
-	resumeHint(sessionID, command string)
+	// end writes how the run ended: the answer and resume hint of the
+	// text format, the result object of the JSON formats.
+	end(res Result)
 }
 
 // Run sends the prompt, renders the main agent's events until the run
-// settles (spec 06 §1.6.5) and writes the resume hint. A run whose turn
-// did not complete, or completed only because the repeat guard stopped it,
-// returns a *Failure; ctx ending first returns ErrInterrupted (the turn is
-// cancelled, the caller closes the session).
+// settles (spec 06 §1.6.5) and writes how it ended: the answer and the
+// resume hint, or the result object. A run whose turn did not complete,
+// or completed only because the repeat guard stopped it, returns a
+// *Failure; ctx ending first returns ErrInterrupted (the turn is
+// cancelled, the caller closes the session). The JSON formats write their
+// result object however the run ended; the text format leaves a failed
+// run's error and hint to the caller.
 //
 // The settle rules of goals, cron and background tasks do not apply yet:
 // none of them exists in a print session, so the run settles when its
 // turn ends.
-func Run(ctx context.Context, o Options) error {
+func Run(ctx context.Context, o Options) (err error) {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	var r renderer
+	switch o.Format {
+	case FormatStreamJSON:
+		r = newJSONRenderer(o)
+	case FormatJSON:
+		r = &resultRenderer{out: o.Stdout}
+	default:
+		r = newTextRenderer(o)
+	}
+	r.start(o.Version)
+	var t tally
+	defer func() {
+		res := t.result(err, o, now().Sub(start))
+		r.end(res)
+		if werr := r.finish(); werr != nil && err == nil {
+			err = fmt.Errorf("write output: %w", werr)
+		}
+	}()
+	return run(ctx, o, r, &t)
+}
+
+func run(ctx context.Context, o Options, r renderer, t *tally) error {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var r renderer
-	if o.Format == FormatStreamJSON {
-		r = newJSONRenderer(o)
-	} else {
-		r = newTextRenderer(o)
-	}
-	r.start(o.Version)
 	sub := o.Host.Subscribe()
 	defer sub.Close()
 
@@ -132,16 +163,17 @@ func Run(ctx context.Context, o Options) error {
 		if !turns.admit(ev) {
 			continue
 		}
+		t.add(ev)
 		r.render(ev)
 		if ended, ok := ev.(event.TurnEnded); ok {
-			return settle(r, ended, o, log)
+			return settle(r, ended, log)
 		}
 	}
 }
 
-// settle ends a run whose turn ended: the buffered output, the outcome
-// and, after a completed turn, the resume hint.
-func settle(r renderer, ev event.TurnEnded, o Options, log *slog.Logger) error {
+// settle ends a run whose turn ended: the buffered output and the
+// outcome.
+func settle(r renderer, ev event.TurnEnded, log *slog.Logger) error {
 	werr := r.finish()
 	log.Info("print turn ended", "turn", ev.TurnID, "reason", ev.Reason, "duration_ms", ev.DurationMs)
 	if ev.Error != nil || ev.Reason != event.EndCompleted {
@@ -156,7 +188,6 @@ func settle(r renderer, ev event.TurnEnded, o Options, log *slog.Logger) error {
 	if werr != nil {
 		return fmt.Errorf("write output: %w", werr)
 	}
-	r.resumeHint(o.SessionID, o.ResumeCommand)
 	return nil
 }
 
@@ -188,4 +219,20 @@ func failure(p event.ErrorPayload) *Failure {
 		return &Failure{Message: "Provider safety policy blocked the response.", Code: p.Code, Details: p.Details}
 	}
 	return &Failure{Message: p.Code + ": " + p.Message, Code: p.Code, Details: p.Details}
+}
+
+// resultRenderer is the json format: nothing while the run goes, one
+// result object at its end.
+type resultRenderer struct {
+	out io.Writer
+	err error
+}
+
+func (r *resultRenderer) start(string)       {}
+func (r *resultRenderer) render(event.Event) {}
+func (r *resultRenderer) finish() error      { return r.err }
+func (r *resultRenderer) end(res Result) {
+	if err := WriteResult(r.out, res); err != nil && r.err == nil {
+		r.err = err
+	}
 }
