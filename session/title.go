@@ -80,5 +80,6 @@ func applyPrompt(st *State, text, now string) bool {
 		st.Title, st.IsCustomTitle = runes.Prefix(clean, maxTitleRunes), false
 	}
 	st.UpdatedAt = now
+	st.Turns++
 	return true
 }

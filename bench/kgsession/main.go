@@ -8,7 +8,8 @@
 //     writer, with a full compaction after every turn but the last) next
 //     to small ones, then measures listing the work dir's sessions (the
 //     store's Latest, the lookup -c does, in this process; and `kimigo
-//     export`, the command that lists and asks, as a whole process) and
+//     export`, the command that lists and asks, and `kimigo sessions`, each
+//     as a whole process) and
 //     resuming it (`kimigo -c -p continue`: wall time and peak RSS).
 //   - -scenario soak runs one print-mode prompt of -steps tool round trips
 //     and samples the process's RSS and the records' size at fixed steps;

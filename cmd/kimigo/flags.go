@@ -123,7 +123,7 @@ func mainOptions() []optionSpec {
 // isSubcommand reports the names the main command dispatches on.
 func isSubcommand(name string) bool {
 	switch name {
-	case "doctor", "export", "acp", "login", "provider":
+	case "doctor", "export", "sessions", "acp", "login", "provider":
 		return true
 	}
 	return false

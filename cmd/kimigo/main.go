@@ -75,6 +75,8 @@ func run(args []string, p proc) int {
 		return runDoctor(o.commandArgs, env, p)
 	case "export":
 		return runExport(o.commandArgs, env, p)
+	case "sessions":
+		return runSessions(o.commandArgs, env, p)
 	default:
 		return printUsageError(p.stderr, usagef("'kimigo %s' is not available yet", o.command))
 	}
