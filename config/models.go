@@ -119,6 +119,42 @@ func (m Model) Headers(version string) map[string]string {
 const OfflineNotice = "No model configured; using the built-in offline model. " +
 	"Set default_model in config.toml to use a real provider."
 
+// foreignKeyTypes are the API key variables of other tools, with the
+// KIMI_MODEL_PROVIDER_TYPE and a model id that would use each.
+var foreignKeyTypes = []struct{ name, provider, model string }{
+	{"OPENAI_API_KEY", "openai", "gpt-4.1"},
+	{"ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-5"},
+	{"MOONSHOT_API_KEY", "kimi", "kimi-k2-0905-preview"},
+}
+
+func foreignKeys(e Env) []string {
+	var out []string
+	for _, k := range foreignKeyTypes {
+		if e.get(k.name) != "" {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// OfflineNoticeText is OfflineNotice for this configuration: when the
+// environment holds another tool's API key, it names the key and shows
+// the KIMI_MODEL_* line that would use it (issue 15 item 10).
+func (c *Config) OfflineNoticeText() string {
+	var b strings.Builder
+	b.WriteString(OfflineNotice)
+	for _, name := range c.Env.ForeignKeys {
+		for _, k := range foreignKeyTypes {
+			if k.name == name {
+				fmt.Fprintf(&b, "\n%s is set, but kimigo does not read it; to use it:\n"+
+					"  export KIMI_MODEL_PROVIDER_TYPE=%s KIMI_MODEL_NAME=%s KIMI_MODEL_API_KEY=\"$%s\"",
+					name, k.provider, k.model, name)
+			}
+		}
+	}
+	return b.String()
+}
+
 // offlineContext is the offline model's window.
 const offlineContext = 262144
 

@@ -115,7 +115,7 @@ func (p *plan) selectModel(o Options, resuming bool) error {
 		var implicit bool
 		p.model, implicit, err = o.Config.SelectModel("")
 		if implicit {
-			o.Notify(Notice{Text: config.OfflineNotice})
+			o.Notify(Notice{Text: o.Config.OfflineNoticeText()})
 		}
 	default:
 		return nil
@@ -151,6 +151,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		questions = requestQuestioner{s.broker, MainAgentID}
 	}
 	logger := s.logger
+	fetcher := tools.NewLocalFetcher(tools.FetcherOptions{}) // public addresses only
 	return agent.Options{
 		ID:     MainAgentID,
 		Model:  model,
@@ -163,6 +164,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Committer:  c,
 				BashLogDir: filepath.Join(home, "tool-results"),
 				Questions:  questions,
+				Fetcher:    fetcher,
 			})
 			m.SetActiveTools(p.active)
 			return m
