@@ -238,6 +238,15 @@ func (c *Config) endpoint(alias, name string, p Provider, eff ModelEntry, transp
 	if transport == ProviderAnthropic && p.Type != ProviderAnthropic {
 		m.BaseURL = strings.TrimSuffix(strings.TrimSuffix(m.BaseURL, "/"), "/v1")
 	}
+	if trimmed := strings.TrimSuffix(m.BaseURL, "/"); transport == ProviderAnthropic && strings.HasSuffix(trimmed, "/v1") {
+		// The wire appends /v1/messages: this would post to /v1/v1/messages.
+		where := fmt.Sprintf("the base_url of provider %q", name)
+		if alias == EnvModelAlias {
+			where = "KIMI_MODEL_BASE_URL"
+		}
+		return Model{}, invalidf(c.Path, "%s is %q, which ends in /v1, but the anthropic wire adds /v1/messages itself: "+
+			"set it to %q.", where, m.BaseURL, strings.TrimSuffix(trimmed, "/v1"))
+	}
 	if p.OAuth != nil {
 		if strings.TrimSpace(p.APIKey) != "" {
 			return Model{}, invalidf(c.Path, "Provider %q has both apiKey and oauth set in config.toml — "+

@@ -26,6 +26,7 @@ type proc struct {
 	stdoutWidth, stderrWidth int
 	stderrColour             bool
 	stderrTTY                bool
+	stdinTTY                 bool
 	environ                  func() []string
 	getwd                    func() (string, error)
 	userHome                 func() (string, error)
@@ -39,6 +40,9 @@ func processProc() proc {
 // withTerminal fills in what the streams' terminals say; colour also
 // needs NO_COLOR unset (spec 06 §1.8).
 func (p proc) withTerminal(env config.Env) proc {
+	if f, ok := p.stdin.(*os.File); ok {
+		_, p.stdinTTY = terminal(f)
+	}
 	if f, ok := p.stdout.(*os.File); ok {
 		p.stdoutWidth, _ = terminal(f)
 	}
@@ -85,6 +89,9 @@ func run(args []string, p proc) int {
 	}
 	if !o.promptMode() {
 		return printUsageError(p.stderr, interactiveUnavailable(o))
+	}
+	if err := checkSkillsDirs(o, p); err != nil {
+		return printUsageError(p.stderr, err)
 	}
 	prompt, err := promptInput(o, p.stdin, time.After(stdinWait))
 	if err == nil && strings.TrimSpace(prompt) == "" {

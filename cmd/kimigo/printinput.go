@@ -131,3 +131,24 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// checkSkillsDirs refuses a --skills-dir that is not an existing
+// directory, and says that sessions load no skills yet, so the flag is
+// not taken silently.
+func checkSkillsDirs(o *options, p proc) error {
+	if len(o.skillsDirs) == 0 {
+		return nil
+	}
+	wd, err := p.getwd()
+	if err != nil {
+		return fmt.Errorf("find the working directory: %w", err)
+	}
+	for _, d := range o.skillsDirs {
+		abs := absolute(wd, d)
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return usagef("--skills-dir %s: %s is not an existing directory.", d, abs)
+		}
+	}
+	fmt.Fprintln(p.stderr, "Warning: --skills-dir: this kimigo does not load skills into sessions yet; the directories were checked and are not used.")
+	return nil
+}

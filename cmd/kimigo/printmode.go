@@ -169,6 +169,9 @@ func (r *printRun) fail(err error) int {
 		logPath = filepath.Join(r.home, "logs", "kimigo.log")
 		r.logs.switchTo(logPath)
 		r.logger.Error("print run failed", "err", err)
+		if !r.logs.written() { // a read-only data root, or KIMI_LOG_LEVEL=off: no log to see
+			logPath = ""
+		}
 	}
 	var f *print.Failure
 	var se *session.Error

@@ -349,8 +349,18 @@ func TestRobustBadInput(t *testing.T) {
 		}
 		c.fake("openai", llmtest.Text("never"))
 		r := c.run("-p", "hi")
-		checkStartupError(t, r, c.home+string(filepath.Separator), "read-only file system", "kimigo cannot write",
-			"make the data root "+c.home+" writable, or set KIMIGO_HOME to a writable directory")
+		// No "See log": the log could not be written either (issue 15
+		// item 11).
+		if r.code != 1 || !strings.Contains(r.stderr, "error: failed to run prompt: ") ||
+			!strings.Contains(r.stderr, "\nhint: ") || strings.Contains(r.stderr, "See log") {
+			t.Errorf("want exit 1 and a startup error with a hint and no log; got %v", r)
+		}
+		for _, w := range []string{c.home + string(filepath.Separator), "read-only file system", "kimigo cannot write",
+			"make the data root " + c.home + " writable, or set KIMIGO_HOME to a writable directory"} {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+			}
+		}
 		if files := tree(t, c.home); len(files) != 0 {
 			t.Errorf("files appeared in the read-only root: %v", files)
 		}

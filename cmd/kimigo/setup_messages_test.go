@@ -101,3 +101,71 @@ func TestS15FetchURLOffered(t *testing.T) {
 		t.Errorf("the tool result = %v", last)
 	}
 }
+
+// Issue 15 item 11: export asks its question only on a terminal.
+func TestS15ConfirmAsksOnlyATerminal(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var errw strings.Builder
+		ok := confirm(proc{stdin: strings.NewReader("n\n"), stderr: &errw, stdinTTY: tty}, "Export? [Y/n] ")
+		if want := map[bool]string{true: "Export? [Y/n] ", false: ""}[tty]; ok || errw.String() != want {
+			t.Errorf("tty %v: confirm = %v, stderr %q; want false, %q", tty, ok, errw.String(), want)
+		}
+	}
+}
+
+// Issue 15 item 11: export -o <dir> writes the default name in it; a
+// mistyped --agent-file gets no storage hint; an anthropic base URL that
+// ends in /v1 is named; the manifest names the Go version.
+func TestS15SmallMessages(t *testing.T) {
+	c := newCLI(t)
+	c.fake("openai", llmtest.Text("one"))
+	id := resumeHint(t, c.mustRun("-p", "hi").stderr)
+	out := filepath.Join(c.root, "exports")
+	os.Mkdir(out, 0o755)
+	r := c.mustRun("export", id, "-o", out)
+	if !strings.HasPrefix(r.stdout, out+string(filepath.Separator)+"kimigo-debug-") {
+		t.Errorf("export -o <dir>: %v", r)
+	}
+	entries, _ := os.ReadDir(c.root)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("a temporary file was left in the parent: %s", e.Name())
+		}
+	}
+	_, manifest := readZip(t, strings.TrimSpace(r.stdout))
+	if manifest["goVersion"] == nil || manifest["nodejsVersion"] != nil {
+		t.Errorf("manifest = %v", manifest)
+	}
+
+	r = c.run("-p", "hi", "--agent-file", "revewer.md")
+	if r.code != 1 || !strings.Contains(r.stderr, `Failed to read agent file "revewer.md"`) || strings.Contains(r.stderr, "backup") ||
+		strings.Contains(r.stderr, "hint:") {
+		t.Errorf("mistyped --agent-file: %v", r)
+	}
+
+	c.fake("anthropic")
+	c.env["KIMI_MODEL_BASE_URL"] += "/v1"
+	r = c.run("-p", "hi")
+	if r.code != 1 || !strings.Contains(r.stderr, "KIMI_MODEL_BASE_URL is \""+c.env["KIMI_MODEL_BASE_URL"]+"\", which ends in /v1, "+
+		"but the anthropic wire adds /v1/messages itself: set it to \""+strings.TrimSuffix(c.env["KIMI_MODEL_BASE_URL"], "/v1")+"\".") {
+		t.Errorf("anthropic /v1: %v", r)
+	}
+}
+
+// Issue 15 item 11: --skills-dir names a directory that does not exist,
+// before anything is written, and is never taken silently.
+func TestS15SkillsDirChecked(t *testing.T) {
+	c := newCLI(t)
+	r := c.run("-p", "hi", "--skills-dir", "/nonexistent")
+	if r.code != 1 || r.stderr != "error: --skills-dir /nonexistent: /nonexistent is not an existing directory.\n" {
+		t.Errorf("got %v", r)
+	}
+	if files := tree(t, c.home); len(files) != 0 {
+		t.Errorf("wrote %v", files)
+	}
+	os.Mkdir(filepath.Join(c.dir, "skills"), 0o755)
+	r = c.mustRun("-p", "hi", "--skills-dir", "skills")
+	if !strings.Contains(r.stderr, "Warning: --skills-dir: this kimigo does not load skills into sessions yet") {
+		t.Errorf("got %v", r)
+	}
+}
