@@ -428,6 +428,9 @@ func (s *Session) State() (State, error) { return readState(s.store.fs, s.dir) }
 // updated from it; a failure to write them is logged, not returned: the
 // prompt already runs. What the turn does arrives as events.
 func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) error {
+	if err := s.checkPromptSize(input); err != nil {
+		return err
+	}
 	l, err := s.agent.Prompt(ctx, input, nil)
 	if err != nil {
 		return err
@@ -555,4 +558,51 @@ func (s *Session) Close(ctx context.Context) error {
 		s.logger.Info("session closed")
 	})
 	return s.closeErr
+}
+
+// CodePromptTooLarge is the error code of a prompt that cannot fit the
+// model's window with the conversation it joins.
+const CodePromptTooLarge = "prompt.too_large"
+
+// PromptTooLargeError refuses a prompt that, with the system prompt and
+// the conversation so far, is larger than the model's window: no
+// compaction can make room for it, so it is not sent.
+type PromptTooLargeError struct {
+	Prompt, Context, Window int // estimated tokens
+}
+
+func (e *PromptTooLargeError) Error() string {
+	return fmt.Sprintf("the prompt is too large: about %d tokens, which with the %d of the system prompt and the "+
+		"conversation is %d over the model's %d-token window; shorten it, or save the text to a file and ask "+
+		"about the file", e.Prompt, e.Context, e.Prompt+e.Context-e.Window, e.Window)
+}
+
+// Code returns CodePromptTooLarge.
+func (e *PromptTooLargeError) Code() string { return CodePromptTooLarge }
+
+// Details are the estimates.
+func (e *PromptTooLargeError) Details() map[string]any {
+	return map[string]any{"promptTokens": e.Prompt, "contextTokens": e.Context, "windowTokens": e.Window}
+}
+
+// checkPromptSize refuses input that cannot fit the window (issue 15
+// item 11): estimated, so only a prompt that is over by the estimate is
+// refused.
+func (s *Session) checkPromptSize(input []llm.ContentPart) error {
+	window := s.agent.Model().Capability.MaxContextTokens
+	if window <= 0 {
+		return nil
+	}
+	prompt := 0
+	for _, p := range input {
+		prompt += llm.EstimatePart(p)
+	}
+	if prompt <= window/2 { // the common case: no need to count the rest
+		return nil
+	}
+	used := s.agent.TokenCount() + llm.EstimateTokens(s.agent.Config().SystemPrompt)
+	if prompt+used <= window {
+		return nil
+	}
+	return &PromptTooLargeError{Prompt: prompt, Context: used, Window: window}
 }
