@@ -52,7 +52,8 @@
 //     Reindex; and CheckLogs (check.go), doctor's read-only check of every
 //     agent's records;
 //   - state.json (state.go): whole-file atomic writes, unknown fields kept;
-//     the title and lastPrompt of a prompt, sanitized (title.go);
+//     the title, lastPrompt and turns count of a prompt, sanitized
+//     (title.go), so a listing shows a session's size without its records;
 //   - lookups and listings (summary.go): Get, Find (the work dir's bucket
 //     first, then the index), List and Latest in spec 06 §4.2 order;
 //   - the session lock <session>/.lock (lock.go), held while a Session is
@@ -120,6 +121,9 @@
 //   - Corrupt index lines cost only themselves and are kept in the side
 //     file once; RepairIndex takes them out and rebuilds lost entries,
 //     also from the records when state.json is gone (TestRepairIndex).
+//   - A prompt that cannot fit the model's window with the conversation is
+//     refused with CodePromptTooLarge and the amount, and nothing is sent
+//     (cmd/kimigo TestS15PromptLargerThanTheWindow).
 //   - Titles and lastPrompt carry no secrets (title_test.go, session_test.go
 //     S34); the export holds the manifest, the session's files and the
 //     global log in spec order and changes nothing (export_test.go S35).
