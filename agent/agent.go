@@ -12,9 +12,11 @@ import (
 	"github.com/kimigo/kimigo/agent/background"
 	"github.com/kimigo/kimigo/agent/compaction"
 	"github.com/kimigo/kimigo/agent/cron"
+	"github.com/kimigo/kimigo/agent/goal"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/injection"
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
 	"github.com/kimigo/kimigo/agent/turn"
@@ -112,6 +114,18 @@ type Options struct {
 	Injection  *injection.Manager
 	Background *background.Manager
 	Cron       *cron.Manager
+
+	// Plan is the agent's plan mode and Goals its goal mode (main agents
+	// only); nil means none. Like Background, the caller builds them and
+	// hands the same values to the tool manager (tools.Options.Plan,
+	// .Goals) and their reminders to the injection manager
+	// (injection.PerStepWith(Plan.Reminder()), Goals.Reminder() in the
+	// boundary group). The agent binds them to itself in New, fills the
+	// permission chain's plan and goal slots with their policies (unless
+	// Permission.Slots has them), drives goals from the turn worker and
+	// restores both in Resume (modes.go).
+	Plan  *plan.Mode
+	Goals *goal.Store
 
 	// Logger receives logs; nil discards.
 	Logger *slog.Logger
@@ -223,6 +237,7 @@ func (a *Agent) turnOptions() turn.Options {
 		Compactor:           a.newCompactor(),
 		Injector:            a.injector(),
 		Gate:                gate,
+		Goals:               a.goalDriver(),
 		Hooks:               a.o.Hooks,
 		Usage:               usageRecorder{a},
 		Events:              a.events,

@@ -9,8 +9,10 @@ import (
 
 	"github.com/kimigo/kimigo/agent/agenttest"
 	"github.com/kimigo/kimigo/agent/compaction"
+	"github.com/kimigo/kimigo/agent/goal"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/event"
@@ -33,6 +35,12 @@ func knownRecordTypes() []records.Type {
 		known = append(known, records.Type(t))
 	}
 	for _, t := range permission.RecordTypes() {
+		known = append(known, records.Type(t))
+	}
+	for _, t := range plan.RecordTypes() {
+		known = append(known, records.Type(t))
+	}
+	for _, t := range goal.RecordTypes() {
 		known = append(known, records.Type(t))
 	}
 	return known
@@ -72,12 +80,21 @@ var applySamples = []struct {
 	{records.Type(permission.TypeApprovalResult), permission.ApprovalResultRecord{TurnID: 4, ToolCallID: "c1",
 		ToolName: "Bash", Action: "Running: ls", SessionApprovalRule: "Bash(ls)",
 		Result: agenttest.Response(event.ApproveSession)}},
+	{records.Type(plan.TypeEnter), plan.EnterRecord{ID: "p"}},
+	{records.Type(plan.TypeExit), plan.ExitRecord{ID: "p"}},
+	{records.Type(plan.TypeCancel), plan.CancelRecord{}},
+	{records.Type(goal.TypeCreate), goal.CreateRecord{GoalID: "g", Objective: "work"}},
+	{records.Type(goal.TypeUpdate), goal.UpdateRecord{Status: tools.GoalPaused, Reason: "lunch", TurnsUsed: intp(2)}},
+	{records.Type(goal.TypeClear), goal.ClearRecord{}},
 }
+
+func intp(n int) *int { return &n }
 
 func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 	store := records.NewMemory(records.MemoryOptions{})
 	env := osenvtest.New(osenvtest.Options{})
 	a := New(Options{Persistence: store, Env: env, Permission: &permission.Options{},
+		Plan: plan.New(plan.Options{Env: env, HomeDir: "/h"}), Goals: goal.New(goal.Options{}),
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			return tools.New(tools.Options{Base: tools.Base{Env: env}, Committer: c})
 		}})

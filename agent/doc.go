@@ -98,6 +98,16 @@
 //     tool's instructions through the commit path, and progressive
 //     disclosure keeps schema messages and announcements in the projection,
 //     narrowed to tools still registered (context.go).
+//   - the host of plan and goal mode (modes.go): Options.Plan and
+//     Options.Goals are bound to the commit path, so plan_mode.* and
+//     goal.* are applied by the same code live and on resume (goal cards
+//     join the replay stream with the goal's snapshot); their policies
+//     fill the permission chain's slots; the goal store is the turn's goal
+//     driver; the post-replay phase pauses a restored active goal first;
+//     a forked record drops a copied goal and derives the fork reminder.
+//     StartGoal, PauseGoal, ResumeGoal and CancelGoal are the user's goal
+//     controls (spec 04 §6.11); goal events go out as event.GoalUpdated
+//     and the status carries plan mode.
 //   - the wiring of TurnFlow's collaborators (agent.go, tools.go):
 //     history views, the tool table, the result budget, and the per-request
 //     model snapshot; NextRequest and State for inspection (request.go);
@@ -107,9 +117,10 @@
 // result budget (agent/turn); the conversation's facts and projection
 // (agent/history); storage, blobs and migrations (agent/records); the
 // replay cards (agent/replay); the policy chain, rules and approval flow
-// (agent/permission); when and how to compact (agent/compaction); goals,
-// plans, injections, background tasks and hooks, which plug in through the
-// small interfaces of agent/turn as they arrive.
+// (agent/permission); when and how to compact (agent/compaction); the
+// plan and goal state machines and their policies (agent/plan,
+// agent/goal); injections, background tasks and hooks, which plug in
+// through the small interfaces of agent/turn.
 //
 // Durability (ERRATA 6): records are flushed when a prompt is accepted,
 // before every model request, before a tool runs and at turn end; a turn is
@@ -140,6 +151,12 @@
 //     TestResumeFromFileLog on a real file).
 //   - The replay stream matches history (resume_test.go S53, S59;
 //     replay_test.go S61–S64).
+//   - Plan and goal mode survive a resume exactly; an active goal comes
+//     back paused, with one record, and never continues by itself; the
+//     goal driver, budgets and failure mapping follow spec 04 §6
+//     (modes_test.go, modes_goal_test.go: S60, S62, S66–S87, spec 03 S17,
+//     S18, spec 02 S51, S60; kill_test.go TestGoalSurvivesKill9 kills a
+//     real process mid-goal and resumes it with every charge kept).
 //   - A resume without cards reaches exactly the state of the full one:
 //     ExpectResumeMatches checks both against the live agent in every
 //     scenario, and resume_supersede_test.go checks them against each

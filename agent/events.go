@@ -28,6 +28,9 @@ func (a *Agent) status() event.Status {
 	if a.perm != nil {
 		s.Permission = event.PermissionMode(a.perm.Mode())
 	}
+	if a.o.Plan != nil {
+		s.PlanMode = a.o.Plan.State().Active
+	}
 	if a.bound.Provider == nil {
 		return s
 	}

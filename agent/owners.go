@@ -5,8 +5,10 @@ import (
 	"sort"
 
 	"github.com/kimigo/kimigo/agent/compaction"
+	"github.com/kimigo/kimigo/agent/goal"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/tools"
@@ -27,9 +29,9 @@ type owner struct {
 var recordOwners = map[records.Type]owner{
 	// The log's own bookkeeping.
 	records.TypeMetadata: {"records", applyNothing},
-	// A fork drops a copied goal (spec 02 §6.3); without goal mode there
-	// is none to drop, and nothing else restores from it.
-	records.TypeForked: {"records", applyNothing},
+	// A fork drops a copied goal and leaves the fork reminder (spec 02
+	// §6.3).
+	records.TypeForked: {"goal mode", (*Agent).applyForked},
 	// Observability: the request recorder's write-dedup cursor, nothing
 	// else (spec 02 §6.1).
 	records.TypeToolsSnapshot:      {"request recorder", (*Agent).applyToolsSnapshot},
@@ -61,6 +63,13 @@ var recordOwners = map[records.Type]owner{
 	// The permission manager: the mode and the session approvals.
 	records.Type(permission.TypeSetMode):        {"permission", (*Agent).applyPermission},
 	records.Type(permission.TypeApprovalResult): {"permission", (*Agent).applyPermission},
+	// Plan mode and goal mode (modes.go).
+	records.Type(plan.TypeEnter):  {"plan mode", (*Agent).applyPlan},
+	records.Type(plan.TypeCancel): {"plan mode", (*Agent).applyPlan},
+	records.Type(plan.TypeExit):   {"plan mode", (*Agent).applyPlan},
+	records.Type(goal.TypeCreate): {"goal mode", (*Agent).applyGoal},
+	records.Type(goal.TypeUpdate): {"goal mode", (*Agent).applyGoal},
+	records.Type(goal.TypeClear):  {"goal mode", (*Agent).applyGoal},
 }
 
 // pendingRecords are the record types of spec 02 §6.3 whose owner kimigo
@@ -73,14 +82,8 @@ var pendingRecords = map[records.Type]string{
 	"tools.register_user_tool":   "a tool the user registered",
 	"tools.unregister_user_tool": "the removal of a user tool",
 	"micro_compaction.apply":     "a micro-compaction cutoff",
-	"plan_mode.enter":            "plan mode",
-	"plan_mode.cancel":           "plan mode",
-	"plan_mode.exit":             "plan mode",
 	"swarm_mode.enter":           "swarm mode",
 	"swarm_mode.exit":            "swarm mode",
-	"goal.create":                "the goal",
-	"goal.update":                "the goal",
-	"goal.clear":                 "the goal",
 }
 
 func applyNothing(*Agent, records.Record) (applied, error) { return applied{}, nil }

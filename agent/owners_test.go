@@ -66,12 +66,13 @@ func TestResumeReportsRecordsItCannotRestoreYet(t *testing.T) {
 	lines := []string{
 		`{"type":"metadata","protocol_version":"1.4","created_at":1}`,
 		`{"type":"config.update","systemPrompt":"s","time":1}`,
-		`{"type":"goal.create","goalId":"g","objective":"ship it","time":2}`,
+		`{"type":"swarm_mode.enter","trigger":"manual","time":2}`,
 		`{"type":"plan_mode.enter","id":"p1","time":3}`,
-		`{"type":"goal.update","status":"paused","time":4}`,
+		`{"type":"goal.create","goalId":"g","objective":"ship it","time":3}`,
+		`{"type":"swarm_mode.exit","time":4}`,
 		`{"type":"profile.bind","profileName":"coder","activeToolNames":["Read"],"time":5}`,
 		`{"type":"future.thing","x":1,"time":6}`,
-		`{"type":"goal.update","status":"active","time":7}`,
+		`{"type":"swarm_mode.enter","trigger":"task","time":7}`,
 	}
 	var recs []records.Record
 	for _, l := range lines {
@@ -89,12 +90,11 @@ func TestResumeReportsRecordsItCannotRestoreYet(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := res.Unrestored
-	if len(got) != 4 {
-		t.Fatalf("Unrestored = %q, want one line per type", got)
+	if len(got) != 3 {
+		t.Fatalf("Unrestored = %q, want one line per type (plan and goal records have their owners)", got)
 	}
 	for i, w := range []struct{ typ, what string }{
-		{"goal.create", "1 record"}, {"goal.update", "2 records"}, {"plan_mode.enter", "plan mode"},
-		{"profile.bind", "the profile"},
+		{"profile.bind", "the profile"}, {"swarm_mode.enter", "2 records"}, {"swarm_mode.exit", "1 record"},
 	} {
 		if !strings.Contains(got[i], w.typ) || !strings.Contains(got[i], w.what) {
 			t.Errorf("line %d = %q, want it to name %s and %s", i, got[i], w.typ, w.what)

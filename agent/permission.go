@@ -28,6 +28,7 @@ func (a *Agent) newPermission() *permission.Manager {
 	if po.Logger == nil {
 		po.Logger = a.logger
 	}
+	a.fillSlots(&po.Slots)
 	return permission.New(po)
 }
 

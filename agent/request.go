@@ -7,10 +7,12 @@ import (
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // Request is what the next model request would send, as the provider
@@ -64,6 +66,10 @@ type State struct {
 	// zero without a permission manager.
 	Permission       permission.Data
 	SessionApprovals []string
+	// Plan is plan mode's state and Goal the goal (nil when there is none);
+	// both are zero without the mode.
+	Plan plan.State
+	Goal *tools.GoalSnapshot
 }
 
 // State returns a snapshot of the agent's restorable state. The running
@@ -78,6 +84,12 @@ func (a *Agent) State(ctx context.Context) State {
 	s.TurnCounter = a.turns.CurrentID()
 	if a.perm != nil {
 		s.Permission, s.SessionApprovals = a.perm.Data(), a.perm.SessionPatterns()
+	}
+	if a.o.Plan != nil {
+		s.Plan = a.o.Plan.State()
+	}
+	if a.o.Goals != nil {
+		s.Goal = a.o.Goals.Get()
 	}
 	return s
 }

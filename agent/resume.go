@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kimigo/kimigo/agent/goal"
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
@@ -174,8 +175,12 @@ func (a *Agent) finishResume(ctx context.Context) error {
 	closes := a.mem.CloseEvents(history.InterruptedOnResumeText())
 	a.usage.current = nil // the running turn's usage is not restored
 	a.mu.Unlock()
-	// TODO(goal): goal normalisation comes first, with goal mode.
+	normalized, err := a.normalizeGoal(ctx)
+	if err != nil {
+		return err
+	}
 	wrote, err := a.resumeRuntime(ctx)
+	wrote = wrote || normalized
 	if err != nil {
 		return err
 	}
@@ -199,7 +204,8 @@ func (a *Agent) finishResume(ctx context.Context) error {
 // records are not rewritten, and nothing the resume would append reaches
 // it), and a range that completes early stops reading.
 func BuildReplay(ctx context.Context, p records.Persistence, r replay.Range) ([]replay.Card, error) {
-	a := New(Options{Persistence: readOnly{p}, KeepOldRecordFormat: true, Compactor: turn.NoCompaction{}})
+	a := New(Options{Persistence: readOnly{p}, KeepOldRecordFormat: true, Compactor: turn.NoCompaction{},
+		Goals: goal.New(goal.Options{})}) // goal cards show the goal's snapshot
 	defer func() { _ = a.turns.Close(ctx) }() // no turn ever ran; the persistence is not ours to close
 	b := replay.NewBuilder(r)
 	_, stopped, err := a.replay(ctx, b)

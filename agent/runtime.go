@@ -64,6 +64,7 @@ func (a *Agent) bindRuntime() {
 		a.o.Cron.Bind(cronHost{runtimeHost{a}})
 		a.o.Cron.Start()
 	}
+	a.bindModes()
 }
 
 // injector is the turn's injector, or nil.

@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -178,6 +180,46 @@ func TestTurnS5SteerWhileIdleLaunches(t *testing.T) {
 	h.Wait()
 	if got := summarize(agentOf(h).History()); len(got) != 2 || got[0] != "user:ping" {
 		t.Errorf("history = %q", got)
+	}
+	h.ExpectResumeMatches()
+}
+
+// TestTurnSteerWhileTheTurnEndsLaunches steers after the last step's
+// boundary but before the turn let go of its slot (here from the Stop hook,
+// the last thing a turn runs): the input is buffered for a step that never
+// comes, so the ending turn launches the next one with it rather than
+// leaving it for a prompt that may never come (a background task's
+// notification arrives exactly like this).
+func TestTurnSteerWhileTheTurnEndsLaunches(t *testing.T) {
+	var h *agenttest.Harness
+	steered := false
+	hooks := &agenttest.Hooks{OnBlock: func(ev turn.HookEvent, _ map[string]any) []turn.HookResult {
+		if ev == turn.HookStop && !steered {
+			steered = true
+			if l := h.Steer("one more thing", nil); !l.Buffered {
+				t.Errorf("steer while the turn ends = %+v, want it buffered", l)
+			}
+		}
+		return nil
+	}}
+	h = newHarness(t, agenttest.HookRunner(hooks))
+	h.Model(scripted.Text("done"), scripted.Text("and that too"))
+	if res := h.Prompt("work"); res.Event.Reason != event.EndCompleted {
+		t.Fatalf("first turn ended %+v", res.Event)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for agentOf(h).CurrentTurnID() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no turn launched for the buffered input; history %q", summarize(agentOf(h).History()))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if res := h.Wait(); res.Event.Reason != event.EndCompleted {
+		t.Fatalf("second turn ended %+v", res.Event)
+	}
+	want := []string{"user:work", "assistant:done", "user:one more thing", "assistant:and that too"}
+	if d := cmp.Diff(want, summarize(agentOf(h).History())); d != "" {
+		t.Errorf("history (-want +got):\n%s", d)
 	}
 	h.ExpectResumeMatches()
 }

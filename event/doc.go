@@ -11,8 +11,8 @@
 // their ErrorPayload and codes, the agent's Status, compaction, approval
 // and question requests (ApprovalRequested, QuestionRequested,
 // RequestClosed; the answers are ApprovalAnswer values and answer maps),
-// background tasks (TaskStarted, TaskTerminated), cron fires and
-// Notices. Every event embeds a Header {AgentID, TurnID, Seq}, so one
+// background tasks (TaskStarted, TaskTerminated), cron fires, the goal
+// (GoalUpdated) and Notices. Every event embeds a Header {AgentID, TurnID, Seq}, so one
 // stream can carry a main agent ("main") and its subagents; TurnID is
 // NoTurn for an event outside any turn.
 //

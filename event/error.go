@@ -90,6 +90,9 @@ func providerPayload(e *llm.Error, err error) ErrorPayload {
 	if e.TraceID != "" {
 		details["traceId"] = e.TraceID
 	}
+	if e.RetryAfter > 0 { // when the provider said it takes requests again: a goal paused on a quota can wait for it
+		details["retryAfterMs"] = e.RetryAfter.Milliseconds()
+	}
 	if len(details) > 0 {
 		p.Details = details
 	}

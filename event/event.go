@@ -39,6 +39,7 @@ const (
 	TypeTaskStarted         Type = "background.task.started"
 	TypeTaskTerminated      Type = "background.task.terminated"
 	TypeCronFired           Type = "cron.fired"
+	TypeGoalUpdated         Type = "goal.updated"
 )
 
 // NoTurn is the TurnID of an event that belongs to no turn: a status
@@ -248,7 +249,9 @@ type Status struct {
 	// Permission is the permission mode; empty for an agent without a
 	// permission manager.
 	Permission PermissionMode `json:"permission,omitempty"`
-	Usage      *Usage         `json:"usage,omitempty"`
+	// PlanMode is set while plan mode is on (spec 04 §1.4).
+	PlanMode bool   `json:"planMode,omitempty"`
+	Usage    *Usage `json:"usage,omitempty"`
 }
 
 // Usage is an agent's token accounting: per model, in total, and for the
@@ -454,6 +457,52 @@ type CronFired struct {
 	Prompt string `json:"prompt"`
 }
 
+// GoalUpdated reports a change of the agent's goal (spec 04 §6.1): the
+// goal as it is now, nil when there is none, and, for a change of status
+// or a completion, what changed.
+type GoalUpdated struct {
+	Header
+	Goal   *Goal       `json:"snapshot"`
+	Change *GoalChange `json:"change,omitempty"`
+}
+
+// Goal is a goal as a front end shows it: status, work done and budgets.
+// WallClockMs is the active time when the event was published.
+type Goal struct {
+	GoalID              string `json:"goalId,omitempty"`
+	Objective           string `json:"objective"`
+	CompletionCriterion string `json:"completionCriterion,omitempty"`
+	// Status is active, paused, blocked or complete.
+	Status      string `json:"status"`
+	TurnsUsed   int    `json:"turnsUsed"`
+	TokensUsed  int    `json:"tokensUsed"`
+	WallClockMs int64  `json:"wallClockMs"`
+	// The budgets; nil means none.
+	TurnBudget        *int   `json:"turnBudget,omitempty"`
+	TokenBudget       *int   `json:"tokenBudget,omitempty"`
+	WallClockBudgetMs *int64 `json:"wallClockBudgetMs,omitempty"`
+	// TerminalReason says why the goal last stopped or completed.
+	TerminalReason string `json:"terminalReason,omitempty"`
+}
+
+// GoalChange is what changed: Kind is lifecycle (a status change) or
+// completion (with the totals in Stats); Actor is user, model, runtime or
+// system.
+type GoalChange struct {
+	Kind   string     `json:"kind"`
+	Status string     `json:"status,omitempty"`
+	Reason string     `json:"reason,omitempty"`
+	Stats  *GoalStats `json:"stats,omitempty"`
+	Actor  string     `json:"actor,omitempty"`
+}
+
+// GoalStats are a goal's totals when it completed.
+type GoalStats struct {
+	TurnsUsed   int   `json:"turnsUsed"`
+	TokensUsed  int   `json:"tokensUsed"`
+	WallClockMs int64 `json:"wallClockMs"`
+}
+
 // EventType implementations.
 func (TurnStarted) EventType() Type         { return TypeTurnStarted }
 func (StepStarted) EventType() Type         { return TypeStepStarted }
@@ -481,6 +530,7 @@ func (Notice) EventType() Type              { return TypeNotice }
 func (TaskStarted) EventType() Type         { return TypeTaskStarted }
 func (TaskTerminated) EventType() Type      { return TypeTaskTerminated }
 func (CronFired) EventType() Type           { return TypeCronFired }
+func (GoalUpdated) EventType() Type         { return TypeGoalUpdated }
 
 // withHeader implementations.
 func (e TurnStarted) withHeader(h Header) Event         { e.Header = h; return e }
@@ -509,6 +559,7 @@ func (e Notice) withHeader(h Header) Event              { e.Header = h; return e
 func (e TaskStarted) withHeader(h Header) Event         { e.Header = h; return e }
 func (e TaskTerminated) withHeader(h Header) Event      { e.Header = h; return e }
 func (e CronFired) withHeader(h Header) Event           { e.Header = h; return e }
+func (e GoalUpdated) withHeader(h Header) Event         { e.Header = h; return e }
 
 // Marshal encodes ev as one JSON object whose first key is "type",
 // followed by the header's fields and the event's own, without HTML

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kimigo/kimigo/agent"
+	"github.com/kimigo/kimigo/agent/injection"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/config"
@@ -152,6 +153,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 	}
 	logger := s.logger
 	fetcher := tools.NewLocalFetcher(tools.FetcherOptions{}) // public addresses only
+	pm, gs := s.modes(o, home)
 	return agent.Options{
 		ID:     MainAgentID,
 		Model:  model,
@@ -165,6 +167,8 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				BashLogDir: filepath.Join(home, "tool-results"),
 				Questions:  questions,
 				Fetcher:    fetcher,
+				Plan:       pm,
+				Goals:      gs,
 			})
 			m.SetActiveTools(p.active)
 			return m
@@ -179,8 +183,14 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			RuleWriter: &config.UserRuleWriter{Home: o.Home},
 		},
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
-		Events:     s.bus,
-		Logger:     logger,
+		Plan:       pm,
+		Goals:      gs,
+		// The plan and goal reminders; the todo-list and permission-mode
+		// reminders are not wired into sessions yet.
+		Injection: injection.New(injection.Options{PerStep: []injection.Injector{pm.Reminder()},
+			Boundary: []injection.Injector{gs.Reminder()}, Logger: logger}),
+		Events: s.bus,
+		Logger: logger,
 	}, nil
 }
 

@@ -16,6 +16,29 @@
 //
 // There is one way to do each; the agents themselves are not handed out.
 //
+// Plan mode and goal mode of the main agent (modes.go; spec 04 §5–6):
+//
+//	// --plan, default_plan_mode: Options.Plan, the configuration (new sessions only)
+//	s.PlanMode(), s.PlanState() // on?, and the plan id and file
+//	s.Plan()                    // the plan's text (nil while off)
+//	s.SetPlanMode(ctx, on)      // /plan on|off, Shift-Tab; on writes no file
+//	s.ClearPlan()               // /plan clear
+//	cmd, ok, err := session.ParseGoalCommand(text) // the /goal grammar, shared with print mode
+//	s.StartGoal(ctx, objective, replace) // /goal <objective>, /goal replace <objective>
+//	s.Goal()                             // /goal status: the goal now, nil when none
+//	s.PauseGoal(ctx); s.ResumeGoal(ctx); s.CancelGoal(ctx) // /goal pause|resume|cancel
+//	s.SetGoalBudget(ctx, cmd.Budget)     // /goal budget 20 turns
+//
+// Changes reach the stream as events: event.Status.PlanMode on every
+// plan-mode change (and in s.Status()), event.GoalUpdated with the goal's
+// snapshot (nil once it completed or was cancelled) and, for a status
+// change or a completion, what changed; the goal driver's turns are
+// ordinary turn.started/turn.ended pairs. The plan review is an approval
+// request whose display is the plan (ExitPlanMode), answered like any
+// other; /goal next is a front end's own queue, nothing here. StartGoal
+// and ResumeGoal refuse while a turn runs; goal errors carry the goal's
+// codes (ErrNoGoal for goal.not_found).
+//
 // It owns:
 //   - building agents (Open in session.go; build.go, model.go,
 //     profile.go): Open reads nothing but what it is given (the loaded
@@ -31,7 +54,9 @@
 //     configured falls back to default_model with a notice.
 //   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
-//     Close; the request broker (requests.go) turns the permission chain's
+//     Close; the plan and goal controls (modes.go), with building plan
+//     mode (plan files in the main agent's home) and goal mode, their
+//     tools and reminders, for the main agent; the request broker (requests.go) turns the permission chain's
 //     approval requests and AskUserQuestion into events and hands the
 //     answers back; with Requests Declined (the zero value) nobody is
 //     asked: approvals are denied, questions dismissed.
@@ -124,6 +149,15 @@
 //   - A prompt that cannot fit the model's window with the conversation is
 //     refused with CodePromptTooLarge and the amount, and nothing is sent
 //     (cmd/kimigo TestS15PromptLargerThanTheWindow).
+//   - Plan mode starts with --plan for any session and with
+//     default_plan_mode for new ones only; a resume restores it with the
+//     same plan id and file, and the goal paused (modes_test.go
+//     TestSessionStartsInPlanMode, robust_test.go
+//     TestResumeWarnsAboutRecordsItCannotRestoreYet). The controls do
+//     what /plan and /goal say, and a goal started or resumed right after
+//     a cancelled goal turn is not paused by that turn's late bookkeeping
+//     (TestSessionGoalControls, TestSessionPlanControls,
+//     TestSessionStartGoalRunsItToCompletion).
 //   - Titles and lastPrompt carry no secrets (title_test.go, session_test.go
 //     S34); the export holds the manifest, the session's files and the
 //     global log in spec order and changes nothing (export_test.go S35).

@@ -267,9 +267,10 @@ func TestRepairIndex(t *testing.T) {
 	closeSession(t, s)
 }
 
-// A session whose log holds records this kimigo cannot restore yet (a
-// goal, plan mode) resumes, warns once per type naming it, and keeps the
-// records in the log.
+// A session whose log holds records this kimigo cannot restore yet
+// (swarm mode) resumes, warns once per type naming it, and keeps the
+// records in the log; a goal and plan mode in the same log are restored
+// (the goal paused, as after any restart), with no warning.
 func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
 	r := newRig(t, "ok", "again")
 	s := r.ran(t, "hi")
@@ -278,7 +279,8 @@ func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra := `{"type":"goal.create","goalId":"g","objective":"ship","time":9}` + "\n" + `{"type":"plan_mode.enter","id":"p","time":9}` + "\n"
+	extra := `{"type":"goal.create","goalId":"g","objective":"ship","time":9}` + "\n" + `{"type":"plan_mode.enter","id":"p","time":9}` + "\n" +
+		`{"type":"swarm_mode.enter","trigger":"manual","time":9}` + "\n"
 	if _, err := f.WriteString(extra); err != nil {
 		t.Fatal(err)
 	}
@@ -290,8 +292,14 @@ func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
 	}
 	defer closeSession(t, again)
 	w := strings.Join(again.Warnings(), "\n")
-	if !strings.Contains(w, "goal.create") || !strings.Contains(w, "plan_mode.enter") || len(again.Warnings()) != 2 {
-		t.Errorf("Warnings = %q, want one line each for goal.create and plan_mode.enter", again.Warnings())
+	if !strings.Contains(w, "swarm_mode.enter") || len(again.Warnings()) != 1 {
+		t.Errorf("Warnings = %q, want one line for swarm_mode.enter", again.Warnings())
+	}
+	if g := again.Goal(); g == nil || g.Objective != "ship" || g.Status != "paused" {
+		t.Errorf("goal after the resume %+v", g)
+	}
+	if st := again.PlanState(); !st.Active || st.ID != "p" {
+		t.Errorf("plan mode after the resume %+v", st)
 	}
 	prompt(t, again, "still works")
 	if b, err := os.ReadFile(wire); err != nil || !strings.Contains(string(b), extra) {

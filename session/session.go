@@ -75,6 +75,10 @@ type Options struct {
 	// mode, spec 06 §1.4 rule 5).
 	Mode           event.PermissionMode
 	ModeForThisRun bool
+	// Plan turns plan mode on (--plan): a new session starts in it, a
+	// resumed one enters it unless it is on already. A new session also
+	// starts in it with default_plan_mode.
+	Plan bool
 	// Requests says who answers approval requests and questions; the zero
 	// value, Declined, denies and dismisses them.
 	Requests Requests
@@ -326,6 +330,9 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		s.warnings = append(s.warnings, res.Unrestored...)
 		s.mu.Unlock()
 	} else if err := s.agent.SetActiveTools(ctx, p.active); err != nil {
+		return err
+	}
+	if err := s.startPlan(ctx, o); err != nil {
 		return err
 	}
 	return s.runMode(ctx, o)

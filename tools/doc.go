@@ -28,7 +28,7 @@
 // every tool gets an osenv.Env and its workspace.Dirs when it is built, never
 // per call); background tasks, questions to the user, subagents, cron,
 // skills, plan and goal modes (reached through the small interfaces in
-// collaborators.go, implemented elsewhere). Grep and Glob (grep.go,
+// collaborators.go, plan_mode.go and goal.go, implemented elsewhere). Grep and Glob (grep.go,
 // glob.go) run on the native engine in tools/search.
 //
 // Invariants, and the tests that guard them:

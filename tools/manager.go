@@ -70,9 +70,15 @@ type Options struct {
 	SkillDepth int
 	SessionID  string
 
-	// TODO(tools): SubagentLauncher (Agent, AgentSwarm), PlanModeControl
-	// (Enter/ExitPlanMode) and GoalControl (goal tools, main agent only)
-	// are added here with their tools (spec 05 §2.2).
+	// Plan is the agent's plan mode (EnterPlanMode, ExitPlanMode).
+	Plan PlanMode
+	// Goals is the agent's goal mode (CreateGoal, GetGoal, SetGoalBudget,
+	// UpdateGoal); only a main agent has one, so a subagent never sees
+	// the goal tools, whatever its profile names.
+	Goals Goals
+
+	// TODO(tools): SubagentLauncher (Agent, AgentSwarm) is added here with
+	// its tools (spec 05 §2.2).
 }
 
 // Manager is one agent's tool table (spec 05 §2): the registered builtin,
@@ -131,8 +137,12 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 		NewBash(BashOptions{Base: o.Base, Background: o.Background, AllowBackground: m.allowBackground(),
 			BackgroundTimeout: o.BackgroundTimeout, NoAutoBackground: o.NoAutoBackground, LogDir: o.BashLogDir}),
 		NewTodoList(TodoListOptions{Store: o.Store, Committer: o.Committer}),
-		// TODO(tools): EnterPlanMode and ExitPlanMode join with their
-		// collaborator.
+	}
+	if o.Plan != nil {
+		tools = append(tools, NewEnterPlanMode(o.Plan), NewExitPlanMode(o.Plan))
+	}
+	if o.Goals != nil {
+		tools = append(tools, goalTools(o.Goals)...)
 	}
 	if o.Background != nil {
 		tools = append(tools, NewTaskList(o.Background), NewTaskOutput(o.Background), NewTaskStop(o.Background))

@@ -38,6 +38,12 @@ func DefaultPerStep() []Injector {
 	return []Injector{&TodoReminder{}, &PermissionModeReminder{}, ToolsDiff{}}
 }
 
+// PerStepWith is DefaultPerStep with plan mode's reminder in its place,
+// between the todo-list and permission-mode reminders (spec 04 §8.1).
+func PerStepWith(planReminder Injector) []Injector {
+	return []Injector{&TodoReminder{}, planReminder, &PermissionModeReminder{}}
+}
+
 // Manager runs an agent's injectors at their call sites (spec 04 §8.3):
 // the boundary group at turn start, the per-step group in every step's
 // BeforeStep, and everything again, with the background-task reminder,

@@ -178,11 +178,10 @@ func TestScenario54TransportError(t *testing.T) {
 	if recs := r.log.of(permission.TypeApprovalResult); len(recs) != 0 {
 		t.Errorf("approval records written: %v", recs)
 	}
-	ps := &planState{active: true, path: planPath, content: "# Plan"}
-	plan := planRig(t, ps)
+	plan := newRig(t, withPlan("# Plan"))
 	plan.approver.err = errors.New("closed")
-	if _, err := plan.callExec("ExitPlanMode", `{}`, exitPlanExec(ps)); err == nil || !ps.active {
-		t.Errorf("error %v, plan active %v; want an error and plan mode untouched", err, ps.active)
+	if _, err := plan.call("ExitPlanMode", `{}`); err == nil || !plan.planActive() {
+		t.Errorf("error %v, plan active %v; want an error and plan mode untouched", err, plan.planActive())
 	}
 }
 

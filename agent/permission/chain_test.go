@@ -10,6 +10,7 @@ import (
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
 	"github.com/kimigo/kimigo/workspace"
 )
 
@@ -114,20 +115,21 @@ func TestScenario07AskUserQuestionInAuto(t *testing.T) {
 
 func TestScenario08PlanGuardBeatsAutoAndYolo(t *testing.T) {
 	for _, mode := range []permission.Mode{permission.ModeAuto, permission.ModeYolo} {
-		ps := &planState{active: true, path: planPath}
-		r := newRig(t, withMode(mode), withSlots(permission.Slots{PlanGuard: planGuard(ps)}))
+		r := newRig(t, withMode(mode), withPlanNoFile())
 		a, err := r.call("Write", `{"path":"/repo/src/a.ts","content":"x"}`)
 		wantBlock(t, a, err, "Plan mode is active", planPath)
+		if r.decidedBy() != "plan-mode-guard-deny" {
+			t.Errorf("%s: decided by %q", mode, r.decidedBy())
+		}
 	}
 }
 
 func TestScenario09PlanGuardOtherTools(t *testing.T) {
 	for _, mode := range permission.Modes() {
-		ps := &planState{active: true, path: planPath}
-		r := newRig(t, withMode(mode), withSlots(permission.Slots{PlanGuard: planGuard(ps)}))
+		r := newRig(t, withMode(mode), withPlanNoFile())
 		for _, name := range []string{"TaskStop", "CronCreate", "CronDelete"} {
-			if got := r.judge(name, `{}`); got != denied {
-				t.Errorf("%s %s = %s; want deny", mode, name, got)
+			if got := r.judge(name, `{}`); got != denied || r.decidedBy() != "plan-mode-guard-deny" {
+				t.Errorf("%s %s = %s by %q; want deny by the plan guard", mode, name, got, r.decidedBy())
 			}
 		}
 		if got := r.judge("CronList", `{}`); got != approved {
@@ -149,13 +151,14 @@ func TestScenario10DenyRuleBeatsModes(t *testing.T) {
 }
 
 func TestScenario11DenyRuleBeatsPlanFileApproval(t *testing.T) {
-	ps := &planState{active: true, path: planPath}
-	r := newRig(t, withRules(rule(permission.DecisionDeny, "Write")),
-		withSlots(permission.Slots{PlanGuard: planGuard(ps), PlanToolApprove: planToolApprove(ps)}))
+	r := newRig(t, withRules(rule(permission.DecisionDeny, "Write")), withPlan("# Plan"))
 	a, err := r.call("Write", `{"path":"`+planPath+`","content":"x"}`)
 	wantBlock(t, a, err, "denied by permission rule")
 	if r.decidedBy() != "user-configured-deny" {
 		t.Errorf("decided by %q", r.decidedBy())
+	}
+	if got, _ := r.plan.ReadPlan(); got != "# Plan" {
+		t.Errorf("plan file = %q; want it unchanged", got)
 	}
 }
 
@@ -216,34 +219,24 @@ func TestScenario17AllowWithNonMatchingArgument(t *testing.T) {
 	}
 }
 
-func exitPlanExec(ps *planState, options ...string) *loop.Execution {
-	d := &planReviewDisplay{Plan: ps.content, Path: ps.path, Options: options}
-	return &loop.Execution{Description: "Presenting plan and exiting plan mode", ApprovalRule: "ExitPlanMode", Display: d}
-}
-
-func planRig(t *testing.T, ps *planState, opts ...rigOption) *rig {
-	slots := permission.Slots{PlanGuard: planGuard(ps), PlanReview: planReview(ps), PlanToolApprove: planToolApprove(ps)}
-	return newRig(t, append(opts, withSlots(slots))...)
-}
-
 func TestScenario18PlanReviewInYolo(t *testing.T) {
-	ps := &planState{active: true, path: planPath, content: "# Plan"}
-	r := planRig(t, ps, withMode(permission.ModeYolo),
+	r := newRig(t, withMode(permission.ModeYolo), withPlan("# Plan"),
 		withAnswers(permission.ApprovalResponse{Decision: permission.ApprovalApproved, SelectedLabel: "B"}))
-	a, err := r.callExec("ExitPlanMode", `{"options":[{"label":"A"},{"label":"B"}]}`, exitPlanExec(ps, "A", "B"))
+	a, err := r.call("ExitPlanMode", `{"options":[{"label":"A"},{"label":"B"}]}`)
 	if err != nil || a.SyntheticResult == nil {
 		t.Fatalf("got %+v, %v; want a synthetic result (the tool does not run)", a, err)
 	}
-	if d, ok := r.approver.last().Display.(*planReviewDisplay); !ok || len(d.Options) != 2 || d.Plan != "# Plan" {
+	d, ok := r.approver.last().Display.(*tools.PlanReviewDisplay)
+	if !ok || len(d.Options) != 2 || d.Plan != "# Plan" || d.Path != planPath {
 		t.Errorf("request display = %#v", r.approver.last().Display)
 	}
 	out := a.SyntheticResult.Output.String()
-	for _, f := range []string{"Selected approach: B", "## Approved Plan:"} {
+	for _, f := range []string{"Selected approach: B", "## Approved Plan:", "# Plan"} {
 		if !strings.Contains(out, f) {
 			t.Errorf("result %q lacks %q", out, f)
 		}
 	}
-	if ps.active {
+	if r.planActive() {
 		t.Error("plan mode is still active after approval")
 	}
 }
@@ -260,92 +253,119 @@ func TestScenario19PlanReviewOutcomes(t *testing.T) {
 	}{
 		{"reject", permission.ApprovalResponse{Decision: permission.ApprovalRejected}, true, true, true, "remains active", ""},
 		{"revise", permission.ApprovalResponse{Decision: permission.ApprovalRejected, SelectedLabel: "Revise", Feedback: "Add verification."}, false, false, true, "Add verification.", ""},
+		{"revise without feedback", permission.ApprovalResponse{Decision: permission.ApprovalRejected, SelectedLabel: "Revise"}, false, false, true, "User requested revisions", ""},
 		{"cancel", permission.ApprovalResponse{Decision: permission.ApprovalCancelled}, false, false, true, "dismissed", ""},
 		{"reject and exit", permission.ApprovalResponse{Decision: permission.ApprovalRejected, SelectedLabel: "Reject and Exit"}, true, true, false, "deactivated", ""},
 		{"unknown label", permission.ApprovalResponse{Decision: permission.ApprovalApproved, SelectedLabel: "C"}, false, false, false, "Approved Plan", "Selected approach"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ps := &planState{active: true, path: planPath, content: "# Plan"}
-			r := planRig(t, ps, withAnswers(tt.resp))
-			a, err := r.callExec("ExitPlanMode", `{}`, exitPlanExec(ps, "A", "B"))
+			r := newRig(t, withPlan("# Plan"), withAnswers(tt.resp))
+			a, err := r.call("ExitPlanMode", `{"options":[{"label":"A"},{"label":"B"}]}`)
 			if err != nil || a.SyntheticResult == nil {
 				t.Fatalf("got %+v, %v", a, err)
 			}
 			res := a.SyntheticResult
 			out := res.Output.String()
-			if res.IsError != tt.isErr || res.StopTurn != tt.stopTurn || ps.active != tt.stillPlan ||
+			if res.IsError != tt.isErr || res.StopTurn != tt.stopTurn || r.planActive() != tt.stillPlan ||
 				!strings.Contains(out, tt.contains) || (tt.notContain != "" && strings.Contains(out, tt.notContain)) {
-				t.Errorf("result %q error=%v stopTurn=%v, plan active=%v", out, res.IsError, res.StopTurn, ps.active)
+				t.Errorf("result %q error=%v stopTurn=%v, plan active=%v", out, res.IsError, res.StopTurn, r.planActive())
 			}
 		})
 	}
 }
 
 func TestScenario20PlanExitInAuto(t *testing.T) {
-	ps := &planState{active: true, path: planPath, content: "# Plan"}
-	r := planRig(t, ps, withMode(permission.ModeAuto))
-	a, err := r.callExec("ExitPlanMode", `{}`, exitPlanExec(ps))
+	r := newRig(t, withMode(permission.ModeAuto), withPlan("# Plan"))
+	exec, err := r.resolve("ExitPlanMode", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.callExec("ExitPlanMode", `{}`, exec)
 	wantAllow(t, a, err)
 	if r.requests() != 0 || r.decidedBy() != "auto-mode-approve" {
 		t.Errorf("requests %d, decided by %q", r.requests(), r.decidedBy())
 	}
-}
-
-func TestScenario21BlankPlan(t *testing.T) {
-	ps := &planState{active: true, path: planPath, content: "  \n"}
-	r := planRig(t, ps)
-	a, err := r.callExec("ExitPlanMode", `{}`, &loop.Execution{ApprovalRule: "ExitPlanMode"})
-	wantAllow(t, a, err)
-	if r.requests() != 0 || r.decidedBy() != "plan-mode-tool-approve" || !ps.active {
-		t.Errorf("requests %d, decided by %q, plan active %v", r.requests(), r.decidedBy(), ps.active)
+	res, err := exec.Execute(t.Context(), loop.ExecCtx{})
+	out := res.Output.String()
+	if err != nil || res.IsError || !strings.Contains(out, "auto-approved") || !strings.Contains(out, "not user-reviewed") {
+		t.Errorf("tool result %q (error %v)", out, err)
+	}
+	if r.planActive() {
+		t.Error("plan mode is still active")
 	}
 }
 
-func goalExec(mode permission.Mode) *loop.Execution {
-	return &loop.Execution{ApprovalRule: "CreateGoal", Display: &goalStartDisplay{Objective: "work", Mode: string(mode)}}
+func TestScenario21BlankPlan(t *testing.T) {
+	r := newRig(t, withPlan("  \n"))
+	exec, err := r.resolve("ExitPlanMode", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.callExec("ExitPlanMode", `{}`, exec)
+	wantAllow(t, a, err)
+	if r.requests() != 0 || r.decidedBy() != "plan-mode-tool-approve" {
+		t.Errorf("requests %d, decided by %q", r.requests(), r.decidedBy())
+	}
+	res, err := exec.Execute(t.Context(), loop.ExecCtx{})
+	if out := res.Output.String(); err != nil || !res.IsError || !strings.Contains(out, "Write your plan to "+planPath+" first") {
+		t.Errorf("tool result %q (error %v)", out, err)
+	}
+	if !r.planActive() {
+		t.Error("plan mode ended")
+	}
 }
 
 func TestScenario22GoalStartSwitchesMode(t *testing.T) {
-	var m *permission.Manager
-	r := newRig(t, withSlots(permission.Slots{GoalStart: goalStart(&m)}),
-		withAnswers(permission.ApprovalResponse{Decision: permission.ApprovalApproved, SelectedLabel: "auto"}))
-	m = r.m
-	a, err := r.callExec("CreateGoal", `{"objective":"work"}`, goalExec(permission.ModeManual))
+	r := newRig(t, withGoals(), withAnswers(permission.ApprovalResponse{Decision: permission.ApprovalApproved, SelectedLabel: "auto"}))
+	exec, err := r.resolve("CreateGoal", `{"objective":"work"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.callExec("CreateGoal", `{"objective":"work"}`, exec)
 	wantAllow(t, a, err)
-	if d, ok := r.approver.last().Display.(*goalStartDisplay); !ok || d.Objective != "work" || d.Mode != "manual" {
+	if d, ok := r.approver.last().Display.(*tools.GoalStartDisplay); !ok || d.Objective != "work" || d.Mode != "manual" {
 		t.Errorf("request display = %#v", r.approver.last().Display)
 	}
 	if got := r.log.of(permission.TypeSetMode); len(got) != 1 || got[0] != `{"mode":"auto"}` || r.m.Mode() != permission.ModeAuto {
 		t.Errorf("set_mode records %v, mode %s", got, r.m.Mode())
 	}
+	if res, err := exec.Execute(t.Context(), loop.ExecCtx{}); err != nil || res.IsError || r.goals.Get() == nil {
+		t.Errorf("CreateGoal after the switch: %q, %v; goal %v", res.Output.String(), err, r.goals.Get())
+	}
 }
 
 func TestScenario23GoalStartDeclined(t *testing.T) {
-	var m *permission.Manager
-	r := newRig(t, withSlots(permission.Slots{GoalStart: goalStart(&m)}),
-		withAnswers(permission.ApprovalResponse{Decision: permission.ApprovalCancelled, SelectedLabel: "cancel"}))
-	m = r.m
-	a, err := r.callExec("CreateGoal", `{"objective":"work"}`, goalExec(permission.ModeManual))
+	r := newRig(t, withGoals(), withAnswers(permission.ApprovalResponse{Decision: permission.ApprovalCancelled, SelectedLabel: "cancel"}))
+	a, err := r.call("CreateGoal", `{"objective":"work"}`)
 	wantBlock(t, a, err, "approval request was cancelled")
-	if r.m.Mode() != permission.ModeManual {
-		t.Errorf("mode = %s", r.m.Mode())
+	if r.m.Mode() != permission.ModeManual || r.goals.Get() != nil {
+		t.Errorf("mode = %s, goal %v", r.m.Mode(), r.goals.Get())
 	}
 }
 
 func TestScenario24EnterPlanMode(t *testing.T) {
-	r := planRig(t, &planState{})
-	if got := r.judge("EnterPlanMode", `{}`); got != approved || r.decidedBy() != "plan-mode-tool-approve" {
-		t.Errorf("got %s by %q", got, r.decidedBy())
+	r := newRig(t, withPlanOff())
+	exec, err := r.resolve("EnterPlanMode", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.callExec("EnterPlanMode", `{}`, exec)
+	wantAllow(t, a, err)
+	if r.requests() != 0 || r.decidedBy() != "plan-mode-tool-approve" {
+		t.Errorf("requests %d, decided by %q", r.requests(), r.decidedBy())
+	}
+	if res, err := exec.Execute(t.Context(), loop.ExecCtx{}); err != nil || res.IsError || !r.planActive() {
+		t.Errorf("EnterPlanMode: %q, %v; plan active %v", res.Output.String(), err, r.planActive())
 	}
 }
 
 func TestScenario25PlanFileWriteAskRule(t *testing.T) {
 	args := `{"path":"` + planPath + `","content":"# Plan"}`
-	r := planRig(t, &planState{active: true, path: planPath})
+	r := newRig(t, withPlanNoFile())
 	if got := r.judge("Write", args); got != approved || r.decidedBy() != "plan-mode-tool-approve" {
 		t.Errorf("without rules: %s by %q", got, r.decidedBy())
 	}
-	r = planRig(t, &planState{active: true, path: planPath}, withRules(rule(permission.DecisionAsk, "Write")))
+	r = newRig(t, withPlanNoFile(), withRules(rule(permission.DecisionAsk, "Write")))
 	if got := r.judge("Write", args); got != asked {
 		t.Errorf("with ask Write: %s", got)
 	}

@@ -52,5 +52,6 @@
 // subagent_test.go (56–59), record_test.go (record JSON, resume),
 // bash_test.go (the adversarial table), bash_fuzz_test.go (FuzzBashRules),
 // bash_script_internal_test.go (what the analysis reads) and bench_test.go
-// (BenchmarkChainBash). slots_test.go holds stand-ins for the mode policies.
+// (BenchmarkChainBash). slots_test.go puts the real plan and goal policies
+// (agent/plan, agent/goal) into the slots, and stand-ins for swarm's.
 package permission

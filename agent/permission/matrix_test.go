@@ -25,10 +25,9 @@ func TestModeSituationMatrix(t *testing.T) {
 		name  string
 		tool  string
 		args  string
-		exec  func(ps *planState) *loop.Execution // nil: the tool resolves it
-		batch []llm.ToolCall                      // other calls of the response
+		batch []llm.ToolCall // other calls of the response
 		setup []rigOption
-		plan  *planState
+		plan  bool // plan mode on, the plan file holding a plan
 		swarm bool
 		cells [3]cell // manual, yolo, auto
 	}
@@ -43,7 +42,6 @@ func TestModeSituationMatrix(t *testing.T) {
 		p18 = "git-cwd-write-approve"
 		p19 = "fallback-ask"
 	)
-	activePlan := func() *planState { return &planState{active: true, path: planPath, content: "# Plan"} }
 	for _, s := range []situation{
 		{name: "read inside", tool: "Read", args: `{"path":"/repo/a.go"}`,
 			cells: [3]cell{{approved, p17}, {approved, p15}, {approved, p6}}},
@@ -67,11 +65,9 @@ func TestModeSituationMatrix(t *testing.T) {
 			cells: [3]cell{{asked, p19}, {approved, p15}, {approved, p6}}},
 		{name: "ask user question", tool: "AskUserQuestion", args: `{}`,
 			cells: [3]cell{{approved, p17}, {approved, p15}, {denied, "auto-mode-ask-user-question-deny"}}},
-		{name: "exit plan mode with a plan", tool: "ExitPlanMode", args: `{}`, plan: activePlan(),
-			exec:  func(ps *planState) *loop.Execution { return exitPlanExec(ps) },
+		{name: "exit plan mode with a plan", tool: "ExitPlanMode", args: `{}`, plan: true,
 			cells: [3]cell{{result, "exit-plan-mode-review-ask"}, {result, "exit-plan-mode-review-ask"}, {approved, p6}}},
 		{name: "create goal", tool: "CreateGoal", args: `{"objective":"work"}`,
-			exec:  func(*planState) *loop.Execution { return goalExec(permission.ModeManual) },
 			cells: [3]cell{{asked, "goal-start-review-ask"}, {asked, "goal-start-review-ask"}, {approved, p6}}},
 		{name: "agent swarm alone, swarm off", tool: "AgentSwarm", args: `{}`,
 			cells: [3]cell{{asked, p19}, {approved, p15}, {approved, p6}}},
@@ -84,11 +80,11 @@ func TestModeSituationMatrix(t *testing.T) {
 			cells: [3]cell{{asked, p19}, {approved, p15}, {approved, p6}}},
 		{name: "user tool", tool: "Custom", args: `{}`,
 			cells: [3]cell{{asked, p19}, {approved, p15}, {approved, p6}}},
-		{name: "plan active, write another file", tool: "Write", args: `{"path":"src/a.go","content":"x"}`, plan: activePlan(),
+		{name: "plan active, write another file", tool: "Write", args: `{"path":"src/a.go","content":"x"}`, plan: true,
 			cells: [3]cell{{denied, "plan-mode-guard-deny"}, {denied, "plan-mode-guard-deny"}, {denied, "plan-mode-guard-deny"}}},
-		{name: "plan active, task stop", tool: "TaskStop", args: `{}`, plan: activePlan(),
+		{name: "plan active, task stop", tool: "TaskStop", args: `{}`, plan: true,
 			cells: [3]cell{{denied, "plan-mode-guard-deny"}, {denied, "plan-mode-guard-deny"}, {denied, "plan-mode-guard-deny"}}},
-		{name: "plan active, write the plan file", tool: "Write", args: `{"path":"` + planPath + `","content":"x"}`, plan: activePlan(),
+		{name: "plan active, write the plan file", tool: "Write", args: `{"path":"` + planPath + `","content":"x"}`, plan: true,
 			cells: [3]cell{{approved, "plan-mode-tool-approve"}, {approved, "plan-mode-tool-approve"}, {approved, p6}}},
 		{name: "deny rule", tool: "Bash", args: `{"command":"ls"}`, setup: []rigOption{withRules(rule(permission.DecisionDeny, "Bash"))},
 			cells: [3]cell{{denied, p3}, {denied, p3}, {denied, p3}}},
@@ -96,28 +92,19 @@ func TestModeSituationMatrix(t *testing.T) {
 		for i, mode := range []permission.Mode{permission.ModeManual, permission.ModeYolo, permission.ModeAuto} {
 			want := s.cells[i]
 			t.Run(s.name+"/"+string(mode), func(t *testing.T) {
-				ps := &planState{}
-				if s.plan != nil {
-					cp := *s.plan
-					ps = &cp
-				}
 				swarmOn := s.swarm
-				var m *permission.Manager
-				slots := permission.Slots{SwarmExclusive: swarmExclusive(), PlanGuard: planGuard(ps), PlanReview: planReview(ps),
-					GoalStart: goalStart(&m), PlanToolApprove: planToolApprove(ps), SwarmApprove: swarmApprove(&swarmOn)}
-				r := newRig(t, append(s.setup, withMode(mode), withSlots(slots))...)
-				m = r.m
-				var exec *loop.Execution
-				if s.exec != nil {
-					exec = s.exec(ps)
-				} else {
-					var err error
-					if exec, err = r.resolve(s.tool, s.args); err != nil {
-						if want.want != guard || !strings.Contains(err.Error(), "sensitive-file pattern") {
-							t.Fatalf("resolve: %v; want %s", err, want.want)
-						}
-						return
+				slots := permission.Slots{SwarmExclusive: swarmExclusive(), SwarmApprove: swarmApprove(&swarmOn)}
+				modes := []rigOption{withSlots(slots), withGoals(), withPlanOff()}
+				if s.plan {
+					modes[2] = withPlan("# Plan")
+				}
+				r := newRig(t, append(append(s.setup, withMode(mode)), modes...)...)
+				exec, err := r.resolve(s.tool, s.args)
+				if err != nil {
+					if want.want != guard || !strings.Contains(err.Error(), "sensitive-file pattern") {
+						t.Fatalf("resolve: %v; want %s", err, want.want)
 					}
+					return
 				}
 				if want.want == guard {
 					t.Fatal("the tool accepted a path its guard must refuse")

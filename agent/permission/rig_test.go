@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kimigo/kimigo/agent/goal"
 	"github.com/kimigo/kimigo/agent/permission"
+	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -44,6 +46,8 @@ type rigConfig struct {
 	writer      permission.RuleWriter
 	answers     []permission.ApprovalResponse
 	quiet       bool
+	plan        *planSetup
+	goals       bool
 }
 
 type rigOption func(*rigConfig)
@@ -96,6 +100,8 @@ type rig struct {
 	m        *permission.Manager
 	tools    map[string]loop.ExecutableTool
 	calls    atomic.Int64
+	plan     *plan.Mode  // withPlan…
+	goals    *goal.Store // withGoals
 }
 
 func newRig(t testing.TB, opts ...rigOption) *rig {
@@ -118,6 +124,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	r := &rig{t: t, ws: workspace.Dirs{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs},
 		approver: &approver{answers: cfg.answers}, hooks: &hookLog{results: cfg.hookResults},
 		log: &recordLog{}, tele: &telemetry{}}
+	r.buildModes(t, &cfg, env)
 	o := permission.Options{
 		Env:         env,
 		Workspace:   func() workspace.Dirs { return r.ws },
@@ -151,6 +158,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 		"Edit": tools.NewEditFile(base), "Read": tools.NewReadFile(base), "Grep": tools.NewGrep(base),
 		"Glob": tools.NewGlob(base),
 	}
+	r.modeTools()
 	return r
 }
 

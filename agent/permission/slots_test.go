@@ -2,139 +2,108 @@ package permission_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"testing"
+	"time"
 
+	"github.com/kimigo/kimigo/agent/goal"
+	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
-	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/agent/plan"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/tools"
 )
 
-// Stand-ins for the mode policies plan, goal and swarm will put into the
-// slots. They follow spec 04 §2.4.2, §2.4.3, §5.6 and §6.10 closely enough
-// to prove where each slot sits in the chain and that permission carries
-// their verdicts (result, ask with a resolution, mode switch) through.
+// The plan and goal slots are filled with the real policies of agent/plan
+// and agent/goal; the swarm slots still hold stand-ins that follow spec 04
+// §2.4.2 closely enough to pin where they sit.
 
-const planPath = "/home/u/.kimigo/agents/main/plans/p.md"
+// planHome is the agent home of the rig's plan mode: the plan "p" lives
+// at planPath.
+const (
+	planHome = "/home/u/.kimigo/agents/main"
+	planPath = planHome + "/plans/p.md"
+)
 
-// planReviewDisplay and goalStartDisplay stand in for the displays plan
-// and goal mode will define for ExitPlanMode and CreateGoal.
-type planReviewDisplay struct {
-	Plan    string   `json:"plan"`
-	Path    string   `json:"path,omitempty"`
-	Options []string `json:"options,omitempty"`
-}
-
-type goalStartDisplay struct {
-	Objective string `json:"objective"`
-	Mode      string `json:"mode"`
-}
-
-func (*planReviewDisplay) DisplayKind() loop.DisplayKind { return "plan_review" }
-func (*goalStartDisplay) DisplayKind() loop.DisplayKind  { return "goal_start" }
-
-type planState struct {
+// planSetup is a rig's plan mode: on with plan "p" (and the file holding
+// content, when set), or off.
+type planSetup struct {
 	active  bool
-	path    string
-	content string
-	exited  bool
+	content *string
 }
 
-func isWriteTool(c *permission.Call) bool { return c.Name() == "Write" || c.Name() == "Edit" }
+// withPlan gives the rig a real plan mode, on with the plan file holding
+// content.
+func withPlan(content string) rigOption {
+	return func(c *rigConfig) { c.plan = &planSetup{active: true, content: &content} }
+}
 
-func writesOnly(c *permission.Call, p string) bool {
-	n := 0
-	for _, a := range c.Exec().Accesses {
-		if a.Operation == loop.OpWrite || a.Operation == loop.OpReadWrite {
-			if a.Path != p {
-				return false
+// withPlanNoFile gives the rig plan mode on, with no plan file written.
+func withPlanNoFile() rigOption { return func(c *rigConfig) { c.plan = &planSetup{active: true} } }
+
+// withPlanOff gives the rig a real plan mode that is off.
+func withPlanOff() rigOption { return func(c *rigConfig) { c.plan = &planSetup{} } }
+
+// withGoals gives the rig a real goal store; its goal-start policy
+// switches the rig's manager.
+func withGoals() rigOption { return func(c *rigConfig) { c.goals = true } }
+
+// buildModes builds the plan mode and goal store cfg asks for on env and
+// puts their policies into cfg's slots.
+func (r *rig) buildModes(t testing.TB, cfg *rigConfig, env osenv.Env) {
+	t.Helper()
+	if ps := cfg.plan; ps != nil {
+		r.plan = plan.New(plan.Options{Env: env, HomeDir: planHome})
+		r.plan.Bind(rigPlanHost{r})
+		if ps.active {
+			if err := r.plan.Enter(t.Context(), plan.EnterOptions{ID: "p"}); err != nil {
+				t.Fatal(err)
 			}
-			n++
 		}
+		if ps.content != nil {
+			if err := osenv.WriteFileAtomic(env, planPath, []byte(*ps.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.plan.Slots(&cfg.slots)
 	}
-	return n > 0
+	if cfg.goals {
+		r.goals = goal.New(goal.Options{})
+		r.goals.Bind(rigGoalHost{r})
+		cfg.slots.GoalStart = r.goals.StartReview()
+	}
 }
 
-func planGuard(ps *planState) permission.Policy {
-	return policyFunc{"plan-guard", func(c *permission.Call) permission.Verdict {
-		switch {
-		case !ps.active:
-		case isWriteTool(c) && (ps.path == "" || !writesOnly(c, ps.path)):
-			p := ps.path
-			if p == "" {
-				p = "(no plan file selected yet)"
-			}
-			return permission.Verdict{Kind: permission.Deny, Message: fmt.Sprintf("Plan mode is active: only the plan file %s may be written. Call ExitPlanMode first.", p)}
-		case c.Name() == "TaskStop", c.Name() == "CronCreate", c.Name() == "CronDelete":
-			return permission.Verdict{Kind: permission.Deny, Message: c.Name() + " is not available in plan mode. Call ExitPlanMode first."}
-		}
-		return permission.Verdict{}
-	}}
+// planActive reports whether the rig's plan mode is on.
+func (r *rig) planActive() bool { return r.plan.State().Active }
+
+// rigPlanHost and rigGoalHost are the rig as the modes see it: records are
+// applied at once, the permission mode is the rig manager's.
+type rigPlanHost struct{ r *rig }
+
+func (h rigPlanHost) Commit(_ context.Context, p plan.Payload) error { return h.r.plan.Apply(p) }
+func (h rigPlanHost) PermissionMode() string                         { return string(h.r.m.Mode()) }
+
+type rigGoalHost struct{ r *rig }
+
+func (h rigGoalHost) Commit(_ context.Context, p goal.Payload) error {
+	return h.r.goals.Apply(p, time.Now())
+}
+func (rigGoalHost) Publish(goal.Event)                                   {}
+func (rigGoalHost) AppendMessage(context.Context, history.Message) error { return nil }
+func (h rigGoalHost) PermissionMode() string                             { return string(h.r.m.Mode()) }
+func (h rigGoalHost) SetPermissionMode(ctx context.Context, mode string) error {
+	return h.r.m.SetMode(ctx, permission.Mode(mode))
 }
 
-func planReview(ps *planState) permission.Policy {
-	return policyFunc{"plan-review", func(c *permission.Call) permission.Verdict {
-		d, ok := c.Exec().Display.(*planReviewDisplay)
-		if c.Name() != "ExitPlanMode" || c.Mode == permission.ModeAuto || !ps.active || !ok || strings.TrimSpace(ps.content) == "" {
-			return permission.Verdict{}
-		}
-		return permission.Verdict{Kind: permission.Ask, OnApproval: func(_ context.Context, r permission.ApprovalResponse) (permission.Verdict, bool, error) {
-			switch {
-			case r.Decision == permission.ApprovalApproved:
-				ps.active, ps.exited = false, true
-				out := "Exited plan mode.\n"
-				for _, o := range d.Options {
-					if o == r.SelectedLabel {
-						out += "Selected approach: " + r.SelectedLabel + "\n"
-					}
-				}
-				res := loop.TextResult(out + "## Approved Plan:\n" + ps.content)
-				return permission.Verdict{Kind: permission.Result, Result: &res}, true, nil
-			case r.Decision == permission.ApprovalCancelled:
-				res := loop.TextResult("Plan approval dismissed; plan mode remains active.")
-				return permission.Verdict{Kind: permission.Result, Result: &res}, true, nil
-			case r.SelectedLabel == "Reject and Exit":
-				ps.active = false
-				res := loop.ErrorResult("Plan rejected; plan mode deactivated.")
-				res.StopTurn = true
-				return permission.Verdict{Kind: permission.Result, Result: &res}, true, nil
-			case r.SelectedLabel == "Revise" || r.Feedback != "":
-				res := loop.TextResult("User rejected the plan. Feedback:\n\n" + r.Feedback)
-				return permission.Verdict{Kind: permission.Result, Result: &res}, true, nil
-			}
-			res := loop.ErrorResult("Plan rejected by user; plan mode remains active.")
-			res.StopTurn = true
-			return permission.Verdict{Kind: permission.Result, Result: &res}, true, nil
-		}}
-	}}
-}
-
-func planToolApprove(ps *planState) permission.Policy {
-	return policyFunc{"plan-tool-approve", func(c *permission.Call) permission.Verdict {
-		_, review := c.Exec().Display.(*planReviewDisplay)
-		switch {
-		case c.Name() == "EnterPlanMode",
-			isWriteTool(c) && ps.active && ps.path != "" && writesOnly(c, ps.path),
-			c.Name() == "ExitPlanMode" && (!ps.active || !review || strings.TrimSpace(ps.content) == ""):
-			return permission.Verdict{Kind: permission.Approve}
-		}
-		return permission.Verdict{}
-	}}
-}
-
-func goalStart(m **permission.Manager) permission.Policy {
-	return policyFunc{"goal-start", func(c *permission.Call) permission.Verdict {
-		if _, ok := c.Exec().Display.(*goalStartDisplay); c.Name() != "CreateGoal" || c.Mode == permission.ModeAuto || !ok {
-			return permission.Verdict{}
-		}
-		return permission.Verdict{Kind: permission.Ask, OnApproval: func(ctx context.Context, r permission.ApprovalResponse) (permission.Verdict, bool, error) {
-			if mode, err := permission.ParseMode(r.SelectedLabel); err == nil && r.Decision == permission.ApprovalApproved && mode != c.Mode {
-				if err := (*m).SetMode(ctx, mode); err != nil {
-					return permission.Verdict{}, false, err
-				}
-			}
-			return permission.Verdict{}, false, nil
-		}}
-	}}
+// modeTools are the plan and goal tools of the rig's modes.
+func (r *rig) modeTools() {
+	if r.plan != nil {
+		r.tools[tools.NameEnterPlanMode] = tools.NewEnterPlanMode(r.plan)
+		r.tools[tools.NameExitPlanMode] = tools.NewExitPlanMode(r.plan)
+	}
+	if r.goals != nil {
+		r.tools[tools.NameCreateGoal] = tools.NewCreateGoal(r.goals)
+	}
 }
 
 func swarmExclusive() permission.Policy {

@@ -90,9 +90,16 @@ func (b *Builder) Observe(rec records.Record, ch history.Change) (stop bool) {
 	case typePlanEnter, typePlanCancel, typePlanExit:
 		b.push(Card{Type: CardPlanUpdated, Time: rec.Time, Enabled: t == typePlanEnter})
 	}
-	// TODO(goal): goal.create and goal.update make goal_updated cards with
-	// the goal's snapshot once goal mode exists.
 	return false
+}
+
+// Add adds a card its owner built: goal mode's goal_updated cards, which
+// need the goal's snapshot the records do not hold whole. Frozen, it adds
+// nothing.
+func (b *Builder) Add(c Card) {
+	if !b.frozen {
+		b.push(c)
+	}
 }
 
 // messages turns a history change into message cards: pushed messages

@@ -45,6 +45,9 @@ type Card struct {
 	// config card, the approval record of an approval card, the goal
 	// change of a goal card.
 	Fields json.RawMessage
+	// Snapshot is the goal after the change on a goal card (null when
+	// there is none).
+	Snapshot json.RawMessage
 }
 
 // MarshalJSON writes {"type":…,"time":…,…} with the fields of the card's
@@ -73,7 +76,11 @@ func (c Card) MarshalJSON() ([]byte, error) {
 	case CardApprovalResult:
 		m = append(m, member{"record", rawOrEmpty(c.Fields)})
 	case CardGoalUpdated:
-		m = append(m, member{"change", rawOrEmpty(c.Fields)})
+		snap := c.Snapshot
+		if len(snap) == 0 {
+			snap = json.RawMessage("null")
+		}
+		m = append(m, member{"snapshot", snap}, member{"change", rawOrEmpty(c.Fields)})
 	}
 	return writeObject(m)
 }

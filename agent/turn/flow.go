@@ -321,6 +321,27 @@ func (f *TurnFlow) OnCompactionFinished(ctx context.Context) {
 		}
 		return
 	}
+	f.launchBufferedLocked(ctx)
+}
+
+// launchLeftover starts a turn for input buffered after the ended turn's
+// last step boundary: a steer (the user's, a background task's
+// notification) that arrived while that turn was finishing would
+// otherwise wait for a prompt that may never come. Input left by a
+// cancelled turn waits for the next prompt instead.
+func (f *TurnFlow) launchLeftover(ctx context.Context) {
+	f.mu.Lock()
+	if f.closed || f.active != nil || len(f.steers) == 0 || f.o.Compactor.IsCompacting() {
+		f.mu.Unlock()
+		return
+	}
+	f.launchBufferedLocked(ctx)
+}
+
+// launchBufferedLocked starts a turn with the first buffered input; the
+// rest follows at that turn's first step boundary. The caller holds mu,
+// which it releases.
+func (f *TurnFlow) launchBufferedLocked(ctx context.Context) {
 	first := f.steers[0]
 	f.steers = f.steers[1:]
 	t := f.launchLocked()
@@ -328,7 +349,7 @@ func (f *TurnFlow) OnCompactionFinished(ctx context.Context) {
 	// The input's record was written without a turn id when it was
 	// buffered; this one counts the turn on resume.
 	if err := f.o.Commit.Commit(ctx, TypeLaunch, LaunchRecord{TurnID: t.id}); err != nil {
-		f.log.Warn("record turn launched after compaction failed", "turn", t.id, "error", err)
+		f.log.Warn("record turn launched for buffered input failed", "turn", t.id, "error", err)
 	}
 	go f.work(t, first.input, first.origin)
 }

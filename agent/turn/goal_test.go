@@ -2,6 +2,7 @@ package turn_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -163,5 +164,52 @@ func TestGoalDriverPausesOnRateLimit(t *testing.T) {
 	}
 	if started != 1 {
 		t.Errorf("%d turns started, want 1 (no continuation)", started)
+	}
+}
+
+// slowPause is a goal whose interrupt pause waits for release: the
+// worker of a cancelled goal turn is still busy after the Cancel.
+type slowPause struct {
+	*goalStub
+	reached, release chan struct{}
+}
+
+func (g slowPause) PauseOnInterrupt(ctx context.Context, reason string) error {
+	close(g.reached)
+	<-g.release
+	return g.goalStub.PauseOnInterrupt(ctx, reason)
+}
+
+// WaitSettled waits for the cancelled goal turn's worker to finish its
+// bookkeeping, which outlives the Cancel that freed the turn slot.
+func TestWaitSettledWaitsForTheCancelledWorker(t *testing.T) {
+	g := slowPause{goalStub: &goalStub{active: true}, reached: make(chan struct{}), release: make(chan struct{})}
+	f, _ := newGoalFlow(t, g, scripted.Text("never read"))
+	if err := f.WaitSettled(t.Context()); err != nil {
+		t.Fatalf("WaitSettled before any turn = %v", err)
+	}
+	if _, err := f.Prompt(t.Context(), []llm.ContentPart{llm.TextPart("reach it")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Cancel(t.Context(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f.HasActiveTurn() {
+		t.Fatal("the slot is still held after the Cancel")
+	}
+	<-g.reached
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := f.WaitSettled(ended); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WaitSettled while the worker still pauses the goal = %v, want the context's error", err)
+	}
+	close(g.release)
+	if err := f.WaitSettled(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.paused != "Paused after interruption" {
+		t.Errorf("paused %q", g.paused)
 	}
 }

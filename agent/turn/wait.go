@@ -67,3 +67,25 @@ type firstRequest struct {
 func newFirstRequest() *firstRequest { return &firstRequest{ch: make(chan struct{})} }
 
 func (r *firstRequest) resolve() { r.once.Do(func() { close(r.ch) }) }
+
+// WaitSettled waits until the last launched turn's worker finished,
+// including what it does after turn.ended: a cancelled goal turn pauses
+// its goal once the turn ended, and the slot is free (HasActiveTurn false)
+// from the moment of the Cancel. A control that changes what that worker
+// reads (the goal) waits for it first. It returns at once when no turn was
+// launched or the last one finished, and ctx's error when ctx ends first;
+// it never cancels anything.
+func (f *TurnFlow) WaitSettled(ctx context.Context) error {
+	f.mu.Lock()
+	t := f.last
+	f.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	select {
+	case <-t.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -41,6 +41,9 @@ func (f *TurnFlow) work(t *activeTurn, input []llm.ContentPart, origin *history.
 	res := f.turnWorker(t, input, origin)
 	f.release(t)
 	t.finish(res)
+	if res.Event.Reason != event.EndCancelled {
+		f.launchLeftover(f.base)
+	}
 }
 
 // turnWorker runs a standalone turn, or the goal driver when a goal is

@@ -40,6 +40,25 @@ type printRun struct {
 	// ending (the result object of the JSON formats).
 	started time.Time
 	ran     bool
+	// goal is the goal a `-p "/goal <objective>"` run starts; nil runs the
+	// prompt.
+	goal *print.Goal
+}
+
+// parseGoal reads a /goal prompt (spec 06 §1.6.1 step 6): the forms that
+// start a goal run it; every other /goal form goes to the model as the
+// prompt it is.
+func (r *printRun) parseGoal() error {
+	cmd, ok, err := session.ParseGoalCommand(r.prompt)
+	switch {
+	case !ok:
+		return nil
+	case err != nil:
+		return &usageError{msg: err.Error()}
+	case cmd.Starts():
+		r.goal = &print.Goal{Objective: cmd.Objective, Replace: cmd.Kind == session.GoalReplace}
+	}
+	return nil
 }
 
 // runPrint runs print mode and returns the exit code.
@@ -63,6 +82,10 @@ func runPrint(o *options, prompt string, env config.Env, p proc) int {
 		r.failedHint()
 		return code
 	}
+	var stopped *print.GoalStopped
+	if errors.As(err, &stopped) { // the summary and the resume hint are written
+		return stopped.Code
+	}
 	if err != nil {
 		return r.fail(err)
 	}
@@ -71,7 +94,8 @@ func runPrint(o *options, prompt string, env config.Env, p proc) int {
 
 // open loads the configuration and opens (or creates) the session (spec
 // 06 §1.4) in auto permission mode for this run; the session resolves the
-// model, the profile, the rules and the tools, and builds the agent.
+// model, the profile, the rules and the tools, and builds the agent. A
+// /goal prompt that does not parse fails first: nothing is opened.
 func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	if err := r.configure(); err != nil {
 		return nil, err
@@ -82,13 +106,16 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 		r.cfg.LoopControl = lc
 		r.logger.Info("print run step limit", "flag", r.o.maxStepsFlag, "max_steps", n)
 	}
+	if err := r.parseGoal(); err != nil {
+		return nil, err
+	}
 	id, _ := r.o.sessionID()
 	userHome, _ := r.p.userHome() // unknown only matters for "~" in local.toml
 	s, err := session.Open(ctx, session.Options{
 		Config: r.cfg, Home: r.home, WorkDir: r.workDir, UserHome: userHome,
 		Resume: id, Continue: r.o.cont && id == "", Model: r.o.model, Agent: r.o.agent, AgentFiles: r.o.agentFiles,
-		AppendSystemPrompt: r.o.appendPrompt,
-		AddDirs:            r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
+		AppendSystemPrompt: r.o.appendPrompt, Plan: r.o.plan,
+		AddDirs: r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
 		Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.warn(n.Text, n.Warning) },
 	})
@@ -114,7 +141,7 @@ func (r *printRun) run(ctx context.Context, s *session.Session) error {
 		Host: s, Prompt: r.prompt, Format: outputFormat(r.o, r.env), Version: versionString(),
 		SessionID: s.ID(), ResumeCommand: resumeCommand(s.ID()),
 		Stdout: r.p.stdout, Stderr: r.p.stderr, StdoutWidth: r.p.stdoutWidth, StderrWidth: r.p.stderrWidth,
-		Progress: r.p.stderrTTY || r.o.verbose, Logger: r.logger,
+		Progress: r.p.stderrTTY || r.o.verbose, Goal: r.goal, Logger: r.logger,
 	})
 }
 

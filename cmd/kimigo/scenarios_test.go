@@ -30,13 +30,16 @@ func TestScenario1OutputFormatWithoutPrompt(t *testing.T) {
 	}
 }
 
+// Spec 06 S2, except that --plan goes with --prompt: print mode runs in
+// plan mode and the plan is its answer (issue 20;
+// TestPrintPlanModeRefusesWritesOutsideThePlan).
 func TestScenario2PromptWithYoloAutoPlan(t *testing.T) {
 	c := newCLI(t)
 	for _, tt := range []struct {
 		flag, want string
 	}{
 		{"--yolo", "--yolo"}, {"--yes", "--yolo"}, {"--auto-approve", "--yolo"}, {"-y", "--yolo"},
-		{"--auto", "--auto"}, {"--plan", "--plan"},
+		{"--auto", "--auto"},
 	} {
 		r := c.run("-p", "hi", tt.flag)
 		if want := "error: Cannot combine -p with " + tt.want + ".\n"; r.code != 1 || r.stderr != want {

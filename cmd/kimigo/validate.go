@@ -9,7 +9,8 @@ import (
 )
 
 // validate applies the checks of spec 06 §1.3 in their order; the first
-// failing one is the error. It reads nothing but o and the environment.
+// failing one is the error. --plan may go with --prompt: the plan is the
+// run's answer (issue 20 overrules §1.3 rule 6). It reads nothing but o and the environment.
 func validate(o *options, env config.Env) error {
 	pm := o.promptMode()
 	pf := "-p"
@@ -31,7 +32,6 @@ func validate(o *options, env config.Env) error {
 		{o.formatSet && !pm, "Output format is only supported in prompt mode."},
 		{pm && o.yolo, "Cannot combine " + pf + " with --yolo."},
 		{pm && o.auto, "Cannot combine " + pf + " with --auto."},
-		{pm && o.plan, "Cannot combine " + pf + " with --plan."},
 		{o.agentSet && blank(o.agent), "Agent cannot be empty."},
 		{len(o.agentFiles) > 1, "--agent-file may only be specified once."},
 		{agentFile && blank(o.agentFiles[0]), "Agent file path cannot be empty."},

@@ -28,6 +28,10 @@ type Result struct {
 	Error *ResultError `json:"error,omitempty"`
 	// ResumeCommand runs the session again; "" when there is none.
 	ResumeCommand string `json:"resume_command,omitempty"`
+	// ended says the run ended as the model or its goal left it (success,
+	// or a goal that stopped short): the answer and the resume hint are
+	// written.
+	ended bool
 }
 
 // ResultUsage is the tokens of the run, summed over its model steps.
@@ -121,11 +125,13 @@ func (t *tally) result(err error, o Options, d time.Duration) Result {
 	res := Result{Type: "result", Subtype: SubtypeSuccess, DurationMs: d.Milliseconds(), NumTurns: t.steps,
 		Result: t.answer, SessionID: o.SessionID, Usage: t.usage, ResumeCommand: o.ResumeCommand}
 	if err == nil {
+		res.ended = true
 		return res
 	}
 	res.IsError, res.Subtype, res.Result = true, SubtypeDuringExecution, ""
 	res.Error = &ResultError{Message: err.Error()}
 	var f *Failure
+	var stopped *GoalStopped
 	switch {
 	case errors.As(err, &f):
 		res.Error.Code = f.Code
@@ -134,6 +140,12 @@ func (t *tally) result(err error, o Options, d time.Duration) Result {
 		}
 	case errors.Is(err, ErrInterrupted):
 		res.Error.Code = "interrupted"
+	case errors.As(err, &stopped):
+		// A goal that stopped short (blocked, paused) is not a success, but
+		// the run ended as the goal left it: its answer and resume hint
+		// stand.
+		res.Subtype, res.Result, res.Error.Code = "error_goal_"+stopped.Goal.Status, t.answer, "goal."+stopped.Goal.Status
+		res.ended = true
 	}
 	return res
 }

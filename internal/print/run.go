@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/loop"
 )
 
 // Format is print mode's output format (spec 06 §1.6.1).
@@ -63,6 +64,13 @@ type Options struct {
 	Progress bool
 	// Now is the clock of the result's duration; nil means time.Now.
 	Now func() time.Time
+	// Goal, when set, runs a goal instead of the prompt (`-p "/goal …"`):
+	// Host must be a GoalHost.
+	Goal *Goal
+	// Sleep waits for a quota reset; nil means a timer. MaxQuotaWait
+	// bounds one such wait; 0 means a day.
+	Sleep        func(ctx context.Context, d time.Duration) error
+	MaxQuotaWait time.Duration
 	// Logger receives lifecycle lines; nil discards.
 	Logger *slog.Logger
 }
@@ -95,6 +103,8 @@ type renderer interface {
 	// end writes how the run ended: the answer and resume hint of the
 	// text format, the result object of the JSON formats.
 	end(res Result)
+	// goalSummary reports how a goal run left the goal (nil: none).
+	goalSummary(g *event.Goal)
 }
 
 // Run sends the prompt, renders the main agent's events until the run
@@ -106,9 +116,13 @@ type renderer interface {
 // result object however the run ended; the text format leaves a failed
 // run's error and hint to the caller.
 //
-// The settle rules of goals, cron and background tasks do not apply yet:
-// none of them exists in a print session, so the run settles when its
-// turn ends.
+// A run whose turn completes leaving a goal active (the model created or
+// resumed one) keeps waiting while the goal driver runs its turns, and
+// settles on the last one; a turn that fails ends the run even with the
+// goal active. With Options.Goal the run starts the goal instead and
+// settles when the goal is no longer active (goal.go). The settle rules
+// of cron and background tasks do not apply yet: neither exists in a
+// print session.
 func Run(ctx context.Context, o Options) (err error) {
 	now := o.Now
 	if now == nil {
@@ -141,32 +155,52 @@ func run(ctx context.Context, o Options, r renderer, t *tally) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if o.Goal != nil {
+		return runGoal(ctx, o, tallied{r, t}, log)
+	}
 	sub := o.Host.Subscribe()
 	defer sub.Close()
-
+	var (
+		turns turnFilter
+		// goal is the main agent's goal as of the last event read (the
+		// agent runs ahead of the events, so it is not read live).
+		goal *event.Goal
+		// waiting is the turn that ended while the goal was still active:
+		// the run settles on it once the goal driver is done (spec 06
+		// §1.6.5 step 1).
+		waiting *event.TurnEnded
+	)
+	if gh, ok := o.Host.(GoalHost); ok {
+		goal = gh.Goal() // before the prompt: later changes arrive as events
+	}
 	if err := o.Host.Prompt(ctx, []llm.ContentPart{llm.TextPart(o.Prompt)}); err != nil {
 		return failure(event.ErrorOf(err))
 	}
-	var turns turnFilter
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
-				log.Info("print run interrupted", "turn", turns.current, "cause", context.Cause(ctx))
-				if cerr := o.Host.Cancel(context.WithoutCancel(ctx), context.Cause(ctx)); cerr != nil {
-					log.Warn("cancel the interrupted turn", "err", cerr)
-				}
-				return ErrInterrupted
+			return interrupted(ctx, o, turns, log, err)
+		}
+		if g, ok := ev.(event.GoalUpdated); ok && g.AgentID == mainAgent {
+			if goal = g.Goal; waiting != nil && !goalActive(goal) {
+				return settle(r, *waiting, log)
 			}
-			return fmt.Errorf("read the session's events: %w", err)
+			continue
 		}
 		if !turns.admit(ev) {
 			continue
 		}
 		t.add(ev)
 		r.render(ev)
-		if ended, ok := ev.(event.TurnEnded); ok {
-			return settle(r, ended, log)
+		switch e := ev.(type) {
+		case event.TurnStarted:
+			waiting = nil
+		case event.TurnEnded:
+			if goalActive(goal) && handsOff(e) {
+				waiting = &e // the goal driver goes on with a continuation turn
+				continue
+			}
+			return settle(r, e, log)
 		}
 	}
 }
@@ -189,6 +223,14 @@ func settle(r renderer, ev event.TurnEnded, log *slog.Logger) error {
 		return fmt.Errorf("write output: %w", werr)
 	}
 	return nil
+}
+
+// handsOff reports whether the goal driver carries on after a turn that
+// ended leaving a goal active: it does after a completed turn and after
+// one stopped by the step cap, and leaves the goal as it is after any
+// other (spec 03 §1.4), so such a turn is the run's end.
+func handsOff(e event.TurnEnded) bool {
+	return e.Reason == event.EndCompleted || e.Error != nil && e.Error.Code == loop.CodeMaxStepsExceeded
 }
 
 // endFailure words a turn that did not complete (spec 06 §1.6.5 step 4).
@@ -235,4 +277,17 @@ func (r *resultRenderer) end(res Result) {
 	if err := WriteResult(r.out, res); err != nil && r.err == nil {
 		r.err = err
 	}
+}
+
+func (r *resultRenderer) goalSummary(*event.Goal) {}
+
+// tallied is a renderer whose events are also counted for the result.
+type tallied struct {
+	renderer
+	t *tally
+}
+
+func (x tallied) render(ev event.Event) {
+	x.t.add(ev)
+	x.renderer.render(ev)
 }

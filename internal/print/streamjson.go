@@ -172,13 +172,19 @@ func (r *jsonRenderer) end(res Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.flush()
-	if !res.IsError && res.ResumeCommand != "" {
+	if res.ended && res.ResumeCommand != "" {
 		r.line(resumeHintLine{Role: "meta", Type: "session.resume_hint", SessionID: res.SessionID,
 			Command: res.ResumeCommand, Content: "To resume this session: " + res.ResumeCommand})
 	}
 	if r.err == nil {
 		r.err = WriteResult(r.out, res)
 	}
+}
+
+func (r *jsonRenderer) goalSummary(g *event.Goal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.line(summaryLine(g))
 }
 
 // line writes v as one line with a single write, so lines never

@@ -117,7 +117,7 @@ func (r *textRenderer) finish() error {
 func (r *textRenderer) end(res Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if res.IsError {
+	if !res.ended {
 		return
 	}
 	if res.Result != "" {
@@ -132,6 +132,13 @@ func (r *textRenderer) end(res Result) {
 	if res.ResumeCommand != "" {
 		fmt.Fprintf(r.stderr, "To resume this session: %s\n", res.ResumeCommand)
 	}
+}
+
+func (r *textRenderer) goalSummary(g *event.Goal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.thinking.End()
+	fmt.Fprintln(r.stderr, summaryText(g))
 }
 
 // retryText is a retry as one line: the reason and the wait.
