@@ -42,6 +42,8 @@ Options:
       --agent <name>           agent profile of a new session
       --agent-file <path>      load an agent file and use the agent it defines
       --skills-dir <dir>       use these skill directories instead of discovery
+      --plan                   plan mode: the model plans, changes nothing, and the
+                               plan is the answer
       --max-steps <n>          stop the run after n model steps (also --max-turns)
       --append-system-prompt <text>
                                add text to a new session's system prompt
