@@ -73,6 +73,7 @@ type Config struct {
 	Subagent     Subagent
 	MCP          MCP
 	Image        Image
+	Sandbox      Sandbox
 	Services     Services
 	ModelCatalog ModelCatalog
 	// Experimental is [experimental]: feature name → on.
@@ -91,6 +92,15 @@ type Config struct {
 	Env EnvSettings
 	// EnvModel is true when KIMI_MODEL_NAME added the synthetic model.
 	EnvModel bool
+}
+
+// Sandbox is [sandbox]: how commands are confined (issue 16).
+type Sandbox struct {
+	// Mode is "read-only", "workspace-write" or "off"; "" means the
+	// front end's default (print mode: workspace-write).
+	Mode string
+	// Network lets sandboxed commands reach the network; nil means off.
+	Network *bool
 }
 
 // Provider is one [providers.<name>] entry.

@@ -62,6 +62,11 @@ func decodeConfig(d *decoder, raw map[string]any) *Config {
 		c.Image.ReadByteBudget = s.integer("read_byte_budget", 1, math.MaxInt)
 		s.finish(false)
 	}
+	if s := t.sub("sandbox"); s != nil {
+		c.Sandbox.Mode = s.enum("mode", []string{"read-only", "workspace-write", "off"})
+		c.Sandbox.Network = s.boolean("network")
+		s.finish(false)
+	}
 	if s := t.sub("services"); s != nil {
 		c.Services.MoonshotSearch = decodeService(s.sub("moonshot_search"))
 		c.Services.MoonshotFetch = decodeService(s.sub("moonshot_fetch"))

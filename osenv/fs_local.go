@@ -111,3 +111,13 @@ func (l LocalFS) Lock(name string) (func() error, error) {
 		return err
 	}, nil
 }
+
+// Readlink returns a symbolic link's target, like os.Readlink. It is the
+// optional Linker capability: callers that resolve links (permission's
+// real-path checks) find it by type assertion.
+func (l LocalFS) Readlink(name string) (string, error) { return os.Readlink(l.path(name)) }
+
+// Linker is what an FS offers when it can read symbolic links.
+type Linker interface {
+	Readlink(name string) (string, error)
+}

@@ -43,6 +43,16 @@ type PromptContext struct {
 	PluginSections string
 	// RoleAdditional, when set, replaces the profile's role text.
 	RoleAdditional string
+	// Sandbox is how Bash commands are confined; the zero value says
+	// they are not.
+	Sandbox SandboxInfo
+}
+
+// SandboxInfo is the command sandbox the prompt states: Mode is
+// "read-only", "workspace-write", or "" / "off" for none.
+type SandboxInfo struct {
+	Mode    string
+	Network bool
 }
 
 // WarningCode classifies a Warning; it is sent on the wire as is.
@@ -63,9 +73,16 @@ type Warning struct {
 // AGENTS.md files, the additional directories and the git state. home is
 // kimigo's data root (where the user-level AGENTS.md lives); the OS home
 // comes from env. The parts are gathered concurrently; each is sorted and
-// independent of timing. Unreadable files only shrink the result; the
-// error is ctx's when it ends first.
+// independent of timing, except the git state: git gets gitDeadline, and
+// a repository whose status takes longer is described without it (the
+// verdict is cached under home, see git_cache.go). Unreadable files only
+// shrink the result; the error is ctx's when it ends first.
 func PrepareContext(ctx context.Context, env osenv.Env, workDir string, additionalDirs []string, home string) (PromptContext, []Warning, error) {
+	return prepareContext(ctx, env, workDir, additionalDirs, home, gitProbe{deadline: gitDeadline, cacheDir: gitCacheDir(home)})
+}
+
+// prepareContext is PrepareContext with the git probe's settings.
+func prepareContext(ctx context.Context, env osenv.Env, workDir string, additionalDirs []string, home string, probe gitProbe) (PromptContext, []Warning, error) {
 	workDir = absPath(env, env.Cwd(), workDir)
 	pc := PromptContext{OS: osName(runtime.GOOS), Shell: env.Shell(), Now: time.Now(), WorkDir: workDir}
 	root := ProjectRoot(env, workDir)
@@ -76,7 +93,7 @@ func PrepareContext(ctx context.Context, env osenv.Env, workDir string, addition
 	wg.Go(func() { pc.WorkDirListing = listDirectory(env, workDir, collapseHidden) })
 	wg.Go(func() { pc.AgentsMD, warning = collectAgentsMD(env, root, workDir, home) })
 	wg.Go(func() { pc.AdditionalDirsInfo = additionalDirsInfo(env, workDir, additionalDirs) })
-	wg.Go(func() { pc.Git = gatherGit(ctx, env, workDir, root) })
+	wg.Go(func() { pc.Git = gatherGit(ctx, env, workDir, root, probe) })
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return PromptContext{}, nil, err

@@ -20,7 +20,7 @@
 //   - the runtime prompt context: PrepareContext gathers OS, shell, date,
 //     the work-dir listing (listing.go), AGENTS.md files and their 32 KiB
 //     warning (agents_md.go), additional directories and git state
-//     (git.go, git_exec.go) through osenv, never package os.
+//     (git.go, git_exec.go, git_cache.go) through osenv, never package os.
 //
 // It does not own: custom agent files (profile/agentfile), skills and
 // their listing (profile/skill; the caller puts the listing into
@@ -40,7 +40,13 @@
 //     (TestDefaultPromptGolden, testdata/*.md).
 //   - Merge rules, errors and the prompt sections follow spec 05 §12
 //     scenarios 73–79 (TestScenario73…TestScenario79).
-//   - The git state comes from git through osenv with a timeout; no .git
-//     means no git call, a missing git means no git section
-//     (git_test.go).
+//   - The git state comes from git through osenv within a 15 ms deadline
+//     for the whole probe; a status not done by then is killed and the
+//     prompt says the changed files were not gathered (TestGitSlowStatus).
+//     No .git means no git call, a missing git means no git section
+//     (git_test.go). What does not depend on the work tree (commits,
+//     remote, a slow verdict) is cached per work dir under
+//     <home>/cache/git while HEAD, the index, the config and the refs keep
+//     their mtime and size; the changed files are never cached; a broken
+//     or unwritable cache is ignored (TestGitCache, git_cache.go).
 package profile

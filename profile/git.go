@@ -2,11 +2,13 @@ package profile
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"path"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kimigo/kimigo/internal/runes"
 	"github.com/kimigo/kimigo/osenv"
@@ -14,6 +16,9 @@ import (
 
 // Git context limits (spec 05 §5.4).
 const (
+	// gitDeadline bounds the whole git probe of a prompt context: the
+	// first request waits for it.
+	gitDeadline      = 15 * time.Millisecond
 	gitDirtyMax      = 20
 	gitCommitsMax    = 3
 	gitCommitMaxRune = 200
@@ -23,8 +28,13 @@ const (
 // context was gathered. The zero value means unknown: git is missing,
 // failed or timed out, and prompts say nothing about git.
 type GitState struct {
-	// Repo reports a work tree whose status git reported.
+	// Repo reports a work tree whose status git reported, or (with Slow)
+	// did not report in time.
 	Repo bool
+	// Slow reports a status that took longer than the probe's deadline and
+	// was stopped: Dirty and DirtyCount are unknown, Branch comes from
+	// HEAD.
+	Slow bool
 	// NotARepo reports a directory with no .git at or above it.
 	NotARepo bool
 	// WorkDir is the directory the state describes.
@@ -50,7 +60,7 @@ func (g GitState) Block() string {
 	if g.NotARepo {
 		return `<git-context status="unavailable" reason="not-a-repo"/>`
 	}
-	if !g.Repo || (g.Branch == "" && g.Remote == "" && g.DirtyCount == 0 && len(g.Commits) == 0) {
+	if !g.Repo || (g.Branch == "" && g.Remote == "" && g.DirtyCount == 0 && len(g.Commits) == 0 && !g.Slow) {
 		return ""
 	}
 	var b strings.Builder
@@ -63,6 +73,9 @@ func (g GitState) Block() string {
 	}
 	if g.Branch != "" {
 		b.WriteString("Branch: " + g.Branch + "\n")
+	}
+	if g.Slow {
+		b.WriteString("Dirty files: not gathered (git status took longer than " + strconv.Itoa(int(gitDeadline/time.Millisecond)) + " ms)\n")
 	}
 	if g.DirtyCount > 0 {
 		b.WriteString("Dirty files (" + strconv.Itoa(g.DirtyCount) + "):\n")
@@ -83,43 +96,91 @@ func (g GitState) Block() string {
 	return b.String()
 }
 
+// gitProbe says how gatherGit asks git.
+type gitProbe struct {
+	// deadline bounds the whole probe: what git has not answered by then
+	// is left out, and a status that is not done makes the state Slow.
+	deadline time.Duration
+	// cacheDir holds the per-work-dir cache (git_cache.go); "" means no
+	// cache.
+	cacheDir string
+	// now is the clock of the cache's slow verdicts; nil means time.Now.
+	now func() time.Time
+}
+
 // gatherGit asks git about workDir, whose project root is root. Without a
-// .git entry it does not run git at all. Each call has its own timeout; a
-// failing call only leaves its part out, and a failing status (git
-// missing, broken repository) leaves the whole state unknown. The three
-// calls only read (no optional locks), so they run at the same time: the
-// session waits for this before it opens, and a git start-up costs
-// milliseconds.
-func gatherGit(ctx context.Context, env osenv.Env, workDir, root string) GitState {
+// .git entry it does not run git at all. The three calls only read (no
+// optional locks) and run at the same time, all stopped at the probe's
+// deadline: the session waits for this before it opens, so a slow or
+// huge repository must cost the first byte nothing. A status not done by
+// then gives a Slow state (branch read from HEAD, no dirty files); a
+// failing status (git missing, broken repository) leaves the whole state
+// unknown; a failing log or remote only leaves its part out.
+//
+// What does not depend on the work tree (commits, remote, a slow verdict)
+// is cached per work dir while HEAD, the index and the refs are unchanged
+// (git_cache.go): a cached slow verdict runs no git at all, and a cached
+// fast repository runs only git status.
+func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe gitProbe) GitState {
 	if _, err := env.Lstat(path.Join(root, ".git")); err != nil {
 		return GitState{NotARepo: true, WorkDir: workDir}
 	}
+	now := time.Now
+	if probe.now != nil {
+		now = probe.now
+	}
+	repo := readGitRepo(env, root)
+	cached, hit := loadGitCache(env, probe.cacheDir, workDir, repo)
+	if hit && cached.Slow && now().Sub(cached.SlowAt) < gitSlowTTL {
+		return cached.state(workDir, repo)
+	}
+	pctx, cancel := context.WithTimeout(ctx, probe.deadline)
+	defer cancel()
 	var (
 		wg           sync.WaitGroup
 		lg, rm       gitOutput
 		lgErr, rmErr error
 	)
-	wg.Go(func() {
-		lg, lgErr = runGit(ctx, env, workDir, "log", "-"+strconv.Itoa(gitCommitsMax), "--format=%h %s")
-	})
-	wg.Go(func() { rm, rmErr = runGit(ctx, env, workDir, "remote", "get-url", "origin") })
-	st, err := runGit(ctx, env, workDir, "status", "--porcelain=v1", "--branch")
+	if !hit {
+		wg.Go(func() {
+			lg, lgErr = runGit(pctx, env, workDir, "log", "-"+strconv.Itoa(gitCommitsMax), "--format=%h %s")
+		})
+		wg.Go(func() { rm, rmErr = runGit(pctx, env, workDir, "remote", "get-url", "origin") })
+	}
+	st, err := runGit(pctx, env, workDir, "status", "--porcelain=v1", "--branch")
 	wg.Wait()
-	if err != nil || st.code != 0 {
+	slow := err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
+	if !slow && (err != nil || st.code != 0) {
 		if strings.Contains(st.stderr, "not a git repository") {
 			return GitState{NotARepo: true, WorkDir: workDir}
 		}
 		return GitState{}
 	}
 	g := GitState{Repo: true, WorkDir: workDir}
-	g.parseStatus(st)
-	if lgErr == nil && lg.code == 0 {
-		for _, l := range lg.lines() {
-			g.Commits = append(g.Commits, runes.Prefix(l, gitCommitMaxRune))
+	if hit {
+		g.Remote, g.Project, g.Commits = cached.Remote, cached.Project, cached.Commits
+	} else {
+		if lgErr == nil && lg.code == 0 {
+			for _, l := range lg.lines() {
+				g.Commits = append(g.Commits, runes.Prefix(l, gitCommitMaxRune))
+			}
+		}
+		if rmErr == nil && rm.code == 0 {
+			g.Remote, g.Project = parseRemote(strings.TrimSpace(rm.stdout))
 		}
 	}
-	if rmErr == nil && rm.code == 0 {
-		g.Remote, g.Project = parseRemote(strings.TrimSpace(rm.stdout))
+	if slow {
+		g.Slow, g.Branch = true, repo.branch
+	} else {
+		g.parseStatus(st)
+	}
+	// A log or remote cut short by the deadline is not worth keeping
+	// (a failing one, no remote or no commits yet, is an answer), unless
+	// the point is the slow verdict: it spares the next start the wait.
+	// A slow verdict is written again to restart its time to live.
+	complete := hit || slow || (lgErr == nil && rmErr == nil)
+	if complete && (!hit || slow || cached.Slow) {
+		storeGitCache(env, probe.cacheDir, workDir, repo, g, now())
 	}
 	return g
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,7 +50,7 @@ func runGit(ctx context.Context, env osenv.Env, dir string, args ...string) (git
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	proc, err := env.Exec(osenv.Cmd{
-		Args: append([]string{"git", "--no-pager", "-c", "core.quotepath=false"}, args...),
+		Args: append([]string{gitBinary(env), "--no-pager", "-c", "core.quotepath=false"}, args...),
 		Dir:  dir,
 		// No index refresh lock, no prompts, stable English messages.
 		Env: []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C"},
@@ -81,6 +83,22 @@ func runGit(ctx context.Context, env osenv.Env, dir string, args ...string) (git
 	}
 	code, _ := proc.ExitCode()
 	return gitOutput{stdout: stdout.buf.String(), stderr: stderr.buf.String(), newlines: stdout.newlines, code: code}, nil
+}
+
+// gitBinary is the git that env's PATH names first, so the agent's
+// environment decides which git runs, as it does for its other commands;
+// plain "git" (the process's PATH) when none is found there.
+func gitBinary(env osenv.Env) string {
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		if dir == "" || !path.IsAbs(dir) {
+			continue
+		}
+		p := path.Join(dir, "git")
+		if fi, err := env.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return "git"
 }
 
 // capWriter keeps the first max bytes written and counts every newline.

@@ -17,7 +17,7 @@ import (
 
 func TestGatherGit(t *testing.T) {
 	env := newEnv(t, smallRepo())
-	g := gatherGit(t.Context(), env, "/ws", "/ws")
+	g := gatherGit(t.Context(), env, "/ws", "/ws", testProbe)
 	want := GitState{
 		Repo: true, WorkDir: "/ws", Branch: "main",
 		Remote: "https://github.com/example/shop.git", Project: "example/shop",
@@ -37,7 +37,7 @@ func TestGatherGit(t *testing.T) {
 // TestGitBlock is the <git-context> block of spec 05 §5.4 (scenario 55's
 // shapes): inside a repository, outside one, and with nothing known.
 func TestGitBlock(t *testing.T) {
-	g := gatherGit(t.Context(), newEnv(t, smallRepo()), "/ws", "/ws")
+	g := gatherGit(t.Context(), newEnv(t, smallRepo()), "/ws", "/ws", testProbe)
 	want := `<git-context>
 Working directory: /ws
 Remote: https://github.com/example/shop.git
@@ -72,7 +72,7 @@ func TestGitManyDirtyFiles(t *testing.T) {
 		}
 		return osenvtest.Result{ExitCode: 128, Stderr: "fatal: no such thing"}
 	}})
-	g := gatherGit(t.Context(), env, "/ws", "/ws")
+	g := gatherGit(t.Context(), env, "/ws", "/ws", testProbe)
 	if g.Branch != "HEAD (detached)" || g.DirtyCount != 25 || len(g.Dirty) != 20 || g.Remote != "" || g.Commits != nil {
 		t.Fatalf("state = %+v", g)
 	}
@@ -84,7 +84,7 @@ func TestGitManyDirtyFiles(t *testing.T) {
 func TestGitAbsentOrFailing(t *testing.T) {
 	t.Run("no .git runs no git", func(t *testing.T) {
 		env := osenvtest.New(osenvtest.Options{Run: gitScript})
-		g := gatherGit(t.Context(), env, "/ws", "/ws")
+		g := gatherGit(t.Context(), env, "/ws", "/ws", testProbe)
 		if !g.NotARepo || g.Repo || len(env.Runner().Commands()) != 0 {
 			t.Errorf("state %+v after %d git calls", g, len(env.Runner().Commands()))
 		}
@@ -94,7 +94,7 @@ func TestGitAbsentOrFailing(t *testing.T) {
 			Run: func(osenv.Cmd) osenvtest.Result {
 				return osenvtest.Result{StartErr: errors.New("exec: \"git\": not found")}
 			}})
-		g := gatherGit(t.Context(), env, "/ws", "/ws")
+		g := gatherGit(t.Context(), env, "/ws", "/ws", testProbe)
 		if diff := cmp.Diff(GitState{}, g); diff != "" {
 			t.Errorf("state (-want +got):\n%s", diff)
 		}
@@ -108,7 +108,7 @@ func TestGitAbsentOrFailing(t *testing.T) {
 			Run: func(osenv.Cmd) osenvtest.Result {
 				return osenvtest.Result{ExitCode: 128, Stderr: "fatal: not a git repository (or any of the parent directories): .git"}
 			}})
-		if g := gatherGit(t.Context(), env, "/ws", "/ws"); !g.NotARepo {
+		if g := gatherGit(t.Context(), env, "/ws", "/ws", testProbe); !g.NotARepo {
 			t.Errorf("state = %+v, want NotARepo", g)
 		}
 	})
@@ -117,7 +117,7 @@ func TestGitAbsentOrFailing(t *testing.T) {
 			Run: func(osenv.Cmd) osenvtest.Result { return osenvtest.Result{Block: true} }})
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 		defer cancel()
-		if g := gatherGit(ctx, env, "/ws", "/ws"); g.Repo || g.NotARepo {
+		if g := gatherGit(ctx, env, "/ws", "/ws", testProbe); g.Repo || g.NotARepo {
 			t.Errorf("state = %+v, want unknown", g)
 		}
 		if len(env.Runner().Signals()) == 0 {
@@ -139,7 +139,7 @@ func TestGitLocal(t *testing.T) {
 	if err := osenv.WriteFileAtomic(env, dir+"/a.txt", []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pc, _, err := PrepareContext(t.Context(), env, dir, nil, "")
+	pc, _, err := prepareContext(t.Context(), env, dir, nil, "", testProbe)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,14 @@ import (
 	"github.com/kimigo/kimigo/osenv/osenvtest"
 )
 
+// testGitDeadline replaces the git probe's deadline where a test needs
+// git's whole answer: a loaded machine must not turn it into a slow
+// repository.
+const testGitDeadline = time.Minute
+
+// testProbe asks git with no cache and testGitDeadline.
+var testProbe = gitProbe{deadline: testGitDeadline}
+
 // fixedNow is the clock of every rendered fixture.
 var fixedNow = time.Date(2025, 6, 2, 8, 5, 12, 345e6, time.UTC)
 
@@ -53,7 +61,8 @@ func newEnv(t *testing.T, files map[string]string) *osenvtest.Env {
 // prepare gathers a context in /ws with a fixed clock and OS.
 func prepare(t *testing.T, env osenv.Env, workDir string, addDirs ...string) (PromptContext, []Warning) {
 	t.Helper()
-	pc, warns, err := PrepareContext(t.Context(), env, workDir, addDirs, "/home/user/.kimigo")
+	home := "/home/user/.kimigo"
+	pc, warns, err := prepareContext(t.Context(), env, workDir, addDirs, home, gitProbe{deadline: testGitDeadline, cacheDir: gitCacheDir(home)})
 	if err != nil {
 		t.Fatalf("PrepareContext: %v", err)
 	}

@@ -24,6 +24,8 @@ const (
 	VarPluginSectionsProse = "KIMI_PLUGIN_SECTIONS_PROSE"
 	VarGitBranch           = "KIMI_GIT_BRANCH"
 	VarGitDirty            = "KIMI_GIT_DIRTY"
+	VarGitStatusNote       = "KIMI_GIT_STATUS_NOTE"
+	VarSandbox             = "KIMI_SANDBOX"
 	VarRoleAdditional      = "ROLE_ADDITIONAL"
 )
 
@@ -46,13 +48,41 @@ var (
 	skillsMD string
 	//go:embed prose/plugin_sections.md
 	pluginSectionsMD string
+	//go:embed prose/git_status_slow.md
+	gitStatusSlowMD string
+	//go:embed prose/sandbox_off.md
+	sandboxOffMD string
+	//go:embed prose/sandbox_workspace_write.md
+	sandboxWorkspaceWriteMD string
+	//go:embed prose/sandbox_read_only.md
+	sandboxReadOnlyMD string
+	//go:embed prose/sandbox_no_network.md
+	sandboxNoNetworkMD string
 )
+
+// sandboxProse states how commands are confined (issue 16).
+func sandboxProse(s SandboxInfo) string {
+	var text string
+	switch s.Mode {
+	case "workspace-write":
+		text = prose(sandboxWorkspaceWriteMD)
+	case "read-only":
+		text = prose(sandboxReadOnlyMD)
+	default:
+		return prose(sandboxOffMD)
+	}
+	if !s.Network {
+		text += " " + prose(sandboxNoNetworkMD)
+	}
+	return text
+}
 
 func contextVarNames() []string {
 	return []string{
 		VarOS, VarShell, VarNow, VarWorkDir, VarWorkDirListing, VarAgentsMD, VarSkills,
 		VarPluginSections, VarAdditionalDirsInfo, VarWindowsNotes, VarAdditionalDirsProse,
-		VarSkillsProse, VarPluginSectionsProse, VarGitBranch, VarGitDirty,
+		VarSkillsProse, VarPluginSectionsProse, VarGitBranch, VarGitDirty, VarSandbox,
+		VarGitStatusNote,
 	}
 }
 
@@ -65,8 +95,11 @@ func (pc PromptContext) Vars(p *Profile) map[string]string {
 	if p != nil && p.HasTool(skillToolName) {
 		skills = pc.Skills
 	}
-	branch, dirty := "", ""
-	if pc.Git.Repo {
+	branch, dirty, note := "", "", ""
+	switch {
+	case pc.Git.Repo && pc.Git.Slow: // the changed files are unknown
+		branch, note = pc.Git.Branch, prose(gitStatusSlowMD)
+	case pc.Git.Repo:
 		branch, dirty = pc.Git.Branch, strconv.Itoa(pc.Git.DirtyCount)
 	}
 	return map[string]string{
@@ -85,6 +118,8 @@ func (pc PromptContext) Vars(p *Profile) map[string]string {
 		VarPluginSectionsProse: prose(pluginSectionsMD),
 		VarGitBranch:           branch,
 		VarGitDirty:            dirty,
+		VarGitStatusNote:       note,
+		VarSandbox:             sandboxProse(pc.Sandbox),
 	}
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/tools"
 	"github.com/kimigo/kimigo/workspace"
@@ -46,8 +48,8 @@ type plan struct {
 // system prompt. Warnings go to o.Notify.
 func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*profile.Catalog, error)) (plan, error) {
 	warn := func(msg string) { o.Notify(Notice{Text: msg, Warning: true}) }
-	local, warnings, err := config.LoadLocal(config.LocalOptions{FS: o.Env,
-		ProjectRoot: config.ProjectRoot(o.Env, o.WorkDir), UserHome: o.UserHome})
+	root := config.ProjectRoot(o.Env, o.WorkDir)
+	local, warnings, err := config.LoadLocal(config.LocalOptions{FS: o.Env, ProjectRoot: root, UserHome: o.UserHome})
 	for _, w := range warnings {
 		warn(w.Message)
 	}
@@ -55,7 +57,9 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		return plan{}, err
 	}
 	var p plan
-	p.localDirs = local.AdditionalDirs
+	// A repository's own file widens the workspace only once the user
+	// trusted the project (ERRATA 38).
+	p.localDirs = trustedWidening(o.Store.fs, o.Home, root, local.Path, local.AdditionalDirs, warn)
 	for _, d := range o.AddDirs {
 		abs := d
 		if !filepath.IsAbs(abs) {
@@ -67,7 +71,11 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		}
 		p.addDirs = append(p.addDirs, abs)
 	}
-	p.rules = permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)
+	run, err := runRules(o.RunRules)
+	if err != nil {
+		return plan{}, err
+	}
+	p.rules = append(run, permissionRules(append(slices.Clone(o.Config.Permission), local.Rules...), warn)...)
 	if err := p.selectModel(o, resuming); err != nil {
 		return plan{}, err
 	}
@@ -85,7 +93,8 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 	}
 	dirs := union(p.localDirs, p.addDirs)
 	in := profileInput{env: o.Env, cfg: o.Config, home: o.Home, workDir: o.WorkDir, addDirs: dirs,
-		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn}
+		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn,
+		sandbox: o.Sandbox.promptInfo()}
 	ps, err := resolveProfile(ctx, in)
 	if err != nil {
 		return plan{}, err
@@ -96,6 +105,7 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		if err != nil {
 			return "", err
 		}
+		pc.Sandbox = in.sandbox
 		s, err := ps.profile.SystemPrompt(pc)
 		return appendPrompt(s, o.AppendSystemPrompt), err
 	}
@@ -154,6 +164,11 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 	logger := s.logger
 	fetcher := tools.NewLocalFetcher(tools.FetcherOptions{}) // public addresses only
 	pm, gs := s.modes(o, home)
+	s.sandbox = newCommandSandbox(o.Sandbox, func() workspace.Dirs { return ws }, func(msg string) {
+		logger.Warn("command sandbox unavailable", "err", msg)
+		s.bus.Publish(event.Notice{Header: event.Header{AgentID: MainAgentID, TurnID: event.NoTurn},
+			Level: event.NoticeWarning, Text: msg})
+	})
 	return agent.Options{
 		ID:     MainAgentID,
 		Model:  model,
@@ -161,14 +176,15 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Config: p.config,
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			m := tools.New(tools.Options{
-				Base:       tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
-				Capability: model.Capability,
-				Committer:  c,
-				BashLogDir: filepath.Join(home, "tool-results"),
-				Questions:  questions,
-				Fetcher:    fetcher,
-				Plan:       pm,
-				Goals:      gs,
+				Base:           tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
+				Capability:     model.Capability,
+				Committer:      c,
+				BashLogDir:     filepath.Join(home, "tool-results"),
+				CommandStarter: s.sandbox.Start,
+				Questions:      questions,
+				Plan:           pm,
+				Goals:          gs,
+				Fetcher:        fetcher,
 			})
 			m.SetActiveTools(p.active)
 			return m
@@ -181,6 +197,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			Rules:      p.rules,
 			Approver:   approver,
 			RuleWriter: &config.UserRuleWriter{Home: o.Home},
+			Unconfined: s.sandbox.Unconfined,
 		},
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
 		Plan:       pm,
@@ -208,6 +225,17 @@ func permissionRules(specs []config.PermissionRule, warn func(string)) []permiss
 		warn(e.Error())
 	}
 	return rules
+}
+
+// runRules validates the rules of this run's flags; the first malformed
+// one is the error, naming the flag (its Source) and the fault.
+func runRules(specs []config.PermissionRule) ([]permission.Rule, error) {
+	var errs []error
+	rules := permissionRules(specs, func(msg string) { errs = append(errs, errors.New(msg)) })
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return rules, nil
 }
 
 // union is a followed by the entries of b it lacks.

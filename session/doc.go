@@ -60,6 +60,16 @@
 //     approval requests and AskUserQuestion into events and hands the
 //     answers back; with Requests Declined (the zero value) nobody is
 //     asked: approvals are denied, questions dismissed.
+//   - the command sandbox (sandbox.go, issue 16): Options.Sandbox names
+//     the policy; the session's sandbox.Sandbox is made at Open without
+//     any work and ended by Close; the Bash tool (foreground and
+//     background) gets the Starter of the current workspace dirs on its
+//     first command, which is when the system is probed. A policy this
+//     system cannot enforce is said once (an event.Notice) and makes every
+//     Bash call ask — denied without a front end — never run unconfined.
+//     The system prompt states the policy. Options.RunRules are this
+//     run's rules (--allowedTools), refused before anything is written
+//     when malformed.
 //   - the on-disk layout under the data root (store.go, ERRATA 7):
 //     <root>/session_index.jsonl and
 //     <root>/sessions/<workDirKey>/<id>/ with state.json, .lock,

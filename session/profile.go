@@ -29,6 +29,8 @@ type profileInput struct {
 	agentFiles []string // --agent-file
 	builtin    func() (*profile.Catalog, error)
 	warn       func(string)
+	// sandbox is the command sandbox the prompt states.
+	sandbox profile.SandboxInfo
 }
 
 // resolveProfile loads the agent files, picks the main agent's profile
@@ -59,6 +61,7 @@ func resolveProfile(ctx context.Context, in profileInput) (profileSetup, error) 
 	for _, w := range g.warnings {
 		in.warn(w.Message)
 	}
+	g.pc.Sandbox = in.sandbox
 	prompt, err := prof.SystemPrompt(g.pc)
 	if err != nil {
 		return profileSetup{}, fmt.Errorf("render the system prompt of %s: %w", prof.Name, err)

@@ -82,6 +82,13 @@ type Options struct {
 	// Requests says who answers approval requests and questions; the zero
 	// value, Declined, denies and dismisses them.
 	Requests Requests
+	// RunRules are permission rules for this run only (--allowedTools,
+	// --disallowedTools), ahead of the files' rules. Unlike the files',
+	// a malformed one fails Open before anything is written.
+	RunRules []config.PermissionRule
+	// Sandbox confines the commands the agents run (issue 16); the zero
+	// value runs them unconfined.
+	Sandbox SandboxOptions
 	// Version is kimigo's version, for the providers' User-Agent.
 	Version string
 	// Cards asks a resume for the main agent's UI replay stream (spec 02
@@ -129,6 +136,8 @@ type Session struct {
 	logger     *slog.Logger
 	// restoreMode is the mode Close restores (ModeForThisRun); "" none.
 	restoreMode permission.Mode
+	// sandbox confines the agents' commands; nil when none was asked for.
+	sandbox *commandSandbox
 
 	closeOnce sync.Once
 	closeErr  error
@@ -267,6 +276,9 @@ func open(ctx context.Context, o Options, sum Summary, resuming bool, p plan) (*
 			if cerr := s.agent.Close(context.WithoutCancel(ctx)); cerr != nil {
 				err = errors.Join(err, cerr)
 			}
+		}
+		if serr := s.sandbox.Close(); serr != nil {
+			err = errors.Join(err, serr)
 		}
 		if uerr := unlock(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock session %s: %w", sum.ID, uerr))
@@ -554,6 +566,9 @@ func (s *Session) Close(ctx context.Context) error {
 			}
 		}
 		err = errors.Join(err, s.agent.Close(ctx))
+		if serr := s.sandbox.Close(); serr != nil {
+			err = errors.Join(err, serr)
+		}
 		s.bus.Close()
 		if uerr := s.unlock(); uerr != nil {
 			err = errors.Join(err, fmt.Errorf("unlock session %s: %w", s.id, uerr))

@@ -77,7 +77,17 @@ type BashOptions struct {
 	// LogDir receives the full output of commands whose inline output was
 	// cut; "" means the environment's temp dir.
 	LogDir string
+	// Starter, when set, gives the osenv.Starter each command starts with
+	// (the session's sandbox, issue 16): a nil Starter runs the command
+	// unconfined, an error refuses to start it and is what the model
+	// reads. Foreground and background commands both go through it.
+	Starter CommandStarter
 }
+
+// CommandStarter returns the osenv.Starter a command starts with; nil
+// means this machine's own fork and exec. An error means the command must
+// not run (a promised sandbox is unavailable). Safe for concurrent use.
+type CommandStarter func() (osenv.Starter, error)
 
 // Bash is the Bash tool: a command string in a fresh shell.
 type Bash struct {
@@ -194,6 +204,13 @@ func (t *Bash) start(command, cwd string) (osenv.Process, error) {
 		prompt = "0"
 	}
 	script := "cd " + shellQuote(cwd) + " && " + command
+	var starter osenv.Starter
+	if t.opts.Starter != nil {
+		var err error
+		if starter, err = t.opts.Starter(); err != nil {
+			return nil, err
+		}
+	}
 	return env.Exec(osenv.Cmd{
 		Args: []string{shell.Path, "-c", script},
 		Dir:  t.opts.Workspace.Dir,
@@ -201,6 +218,7 @@ func (t *Bash) start(command, cwd string) (osenv.Process, error) {
 		// One pipe keeps stdout and stderr in the order written; progress
 		// updates then all report kind stdout.
 		CombinedOutput: true,
+		Starter:        starter,
 	})
 }
 

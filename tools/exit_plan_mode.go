@@ -142,18 +142,18 @@ func (t *ExitPlanMode) execute(ctx context.Context, _ loop.ExecCtx) (loop.ToolRe
 	if err := t.plan.ExitPlan(ctx); err != nil {
 		return loop.ErrorResult("Failed to exit plan mode: " + err.Error()), nil
 	}
-	if t.plan.PermissionMode() == "auto" {
-		var b strings.Builder
-		b.WriteString("Exited plan mode. Plan mode deactivated. All tools are now available.\n\n")
-		b.WriteString(strings.TrimSpace(exitPlanModeAutoMD))
-		b.WriteString("\n\n")
-		if path != "" {
-			b.WriteString("Plan saved to: " + path + "\n\n")
-		}
-		b.WriteString("## Plan (auto-approved, not user-reviewed):\n" + plan)
-		return loop.ToolResult{Output: loop.TextOutput(b.String()), Brief: "Auto-approved"}, nil
+	// Nobody read this plan: the review policy answers every call a user
+	// reviews, so Execute runs only for auto mode, an allow rule (a
+	// headless --plan run) or a session approval.
+	var b strings.Builder
+	b.WriteString("Exited plan mode. Plan mode deactivated. All tools are now available.\n\n")
+	b.WriteString(strings.TrimSpace(exitPlanModeAutoMD))
+	b.WriteString("\n\n")
+	if path != "" {
+		b.WriteString("Plan saved to: " + path + "\n\n")
 	}
-	return loop.ToolResult{Output: loop.TextOutput(ApprovedPlanText(plan, path, "")), Brief: "Approved"}, nil
+	b.WriteString("## Plan (auto-approved, not user-reviewed):\n" + plan)
+	return loop.ToolResult{Output: loop.TextOutput(b.String()), Brief: "Auto-approved"}, nil
 }
 
 // NoPlanText tells the model to write the plan before ExitPlanMode.

@@ -53,6 +53,8 @@ type Options struct {
 	Cron CronScheduler
 	// BashLogDir receives full logs of truncated Bash output.
 	BashLogDir string
+	// CommandStarter confines Bash commands (see BashOptions.Starter).
+	CommandStarter CommandStarter
 	// Questions registers AskUserQuestion when the client can ask.
 	Questions QuestionAsker
 	// Fetcher registers FetchURL.
@@ -135,7 +137,8 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 		NewGlob(o.Base),
 		NewGrep(o.Base),
 		NewBash(BashOptions{Base: o.Base, Background: o.Background, AllowBackground: m.allowBackground(),
-			BackgroundTimeout: o.BackgroundTimeout, NoAutoBackground: o.NoAutoBackground, LogDir: o.BashLogDir}),
+			BackgroundTimeout: o.BackgroundTimeout, NoAutoBackground: o.NoAutoBackground, LogDir: o.BashLogDir,
+			Starter: o.CommandStarter}),
 		NewTodoList(TodoListOptions{Store: o.Store, Committer: o.Committer}),
 	}
 	if o.Plan != nil {

@@ -60,13 +60,16 @@ func TestIsSensitive(t *testing.T) {
 		"/h/.ssh/id_ecdsa.old": true, "/h/id_rsafoo": false, "/h/credentials": true, "/h/credentials-prod": true,
 		"/h/credentials.json": false, "/h/.aws/credentials": true, "/h/.gcp/credentials/x.json": true,
 		`C:\h\.aws\credentials`: true, "/ws/main.go": false, "/ws/env": false, "/h/id_rsa.pem": true,
+		// token stores (issue 16 item 5)
+		"/h/.git-credentials": true, "/h/.netrc": true, "/h/.npmrc": true, "/h/.config/gh/hosts.yml": true,
+		"/h/.kube/config": true, "/h/.docker/config.json": true, "/h/.kube/cache/x": false, "/h/.config/gh/config.yml": false,
 	} {
 		if got := workspace.IsSensitive(p); got != want {
 			t.Errorf("IsSensitive(%q) = %v; want %v", p, got, want)
 		}
 	}
 	globs := workspace.SensitiveExcludeGlobs()
-	if globs[0] != "**/.env" || len(globs) != 1+4*(2+10)+4 {
+	if globs[0] != "**/.env" || len(globs) != 1+4*(2+10)+2*8 {
 		t.Errorf("globs = %d: %v", len(globs), globs[:3])
 	}
 }

@@ -13,9 +13,11 @@ var (
 	sensitiveSuffixes = []string{".bak", ".backup", ".copy", ".disabled", ".key", ".old", ".orig", ".pem", ".save", ".tmp"}
 	// sensitiveExempt are templates and public keys, readable as usual.
 	sensitiveExempt = []string{".env.example", ".env.sample", ".env.template", "id_rsa.pub", "id_ed25519.pub", "id_ecdsa.pub"}
-	// sensitiveDirs are credential files of cloud CLIs, matched as whole
+	// sensitiveDirs are credential files of cloud CLIs and the common
+	// token stores (git, curl, npm, gh, kubectl, docker), matched as whole
 	// path components.
-	sensitiveDirs = []string{"/.aws/credentials", "/.gcp/credentials"}
+	sensitiveDirs = []string{"/.aws/credentials", "/.gcp/credentials", "/.git-credentials", "/.netrc", "/.npmrc",
+		"/.config/gh/hosts.yml", "/.kube/config", "/.docker/config.json"}
 )
 
 // IsSensitive reports whether path names a file that may hold secrets:

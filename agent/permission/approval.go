@@ -114,7 +114,7 @@ func (m *Manager) ask(ctx context.Context, c *Call, p Policy, v Verdict) (loop.A
 		// allow the call. No hook fires and nothing is recorded: no
 		// request was made.
 		m.trackApproval(c, p, req, "unanswerable", m.now(), false, false)
-		return loop.Authorization{Block: true, Reason: unanswerableText(c)}, nil
+		return loop.Authorization{Block: true, Reason: unanswerableText(c, p)}, nil
 	}
 	start := m.now()
 	resp, err := m.answer(ctx, c, req)

@@ -2,6 +2,7 @@ package permission_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/kimigo/kimigo/agent/permission"
-	"github.com/kimigo/kimigo/internal/glob"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
 	"github.com/kimigo/kimigo/osenv/osenvtest"
@@ -44,9 +44,9 @@ func FuzzBashRules(f *testing.F) {
 	m := permission.New(permission.Options{Env: env, Rules: realisticRules(), Telemetry: tele,
 		Workspace: func() workspace.Dirs { return workspace.Dirs{Dir: "/repo"} }})
 	bash := tools.NewBash(tools.BashOptions{Base: tools.Base{Env: env, Workspace: workspace.Dirs{Dir: "/repo"}}})
-	var globs []*glob.Glob
+	var globs []*regexp.Regexp
 	for _, a := range fuzzAllowArgs {
-		globs = append(globs, glob.MustCompile(a, glob.Options{}))
+		globs = append(globs, commandRegexp(a))
 	}
 	f.Fuzz(func(t *testing.T, ops []byte, raw string) {
 		for _, script := range []string{raw, buildScript(ops)} {
@@ -100,7 +100,7 @@ func (l *lastDecision) get() (string, string) {
 
 // uncovered returns why the allow rules should not approve script, or ""
 // when every command of it is covered.
-func uncovered(script string, globs []*glob.Glob, depth int) string {
+func uncovered(script string, globs []*regexp.Regexp, depth int) string {
 	if depth > 8 {
 		return "it nests too deeply to check"
 	}
@@ -126,7 +126,7 @@ func uncovered(script string, globs []*glob.Glob, depth int) string {
 			commands++
 			why = "it declares variables (" + x.Variant.Value + ")"
 			for _, g := range globs {
-				if text, ok := declText(x); ok && g.Match(text) {
+				if text, ok := declText(x); ok && g.MatchString(text) {
 					why = ""
 				}
 			}
@@ -142,7 +142,7 @@ func uncovered(script string, globs []*glob.Glob, depth int) string {
 }
 
 // callUncovered judges one simple command.
-func callUncovered(x *syntax.CallExpr, globs []*glob.Glob, depth int) string {
+func callUncovered(x *syntax.CallExpr, globs []*regexp.Regexp, depth int) string {
 	var assigns []string
 	for _, a := range x.Assigns {
 		if a.Name == nil || a.Index != nil || a.Array != nil {
@@ -208,9 +208,20 @@ func isWrapperName(name string) bool {
 	return false
 }
 
-func matchAny(globs []*glob.Glob, s string) bool {
+// commandRegexp is the oracle's reading of a Bash rule argument (ERRATA
+// 35), written apart from the chain's: `*` is any characters, and
+// "x *" also matches the bare "x".
+func commandRegexp(arg string) *regexp.Regexp {
+	re := strings.ReplaceAll(regexp.QuoteMeta(arg), `\*`, ".*")
+	if p, ok := strings.CutSuffix(re, " .*"); ok {
+		re = p + "(?: .*)?"
+	}
+	return regexp.MustCompile("^(?s:" + re + ")$")
+}
+
+func matchAny(globs []*regexp.Regexp, s string) bool {
 	for _, g := range globs {
-		if g.Match(s) {
+		if g.MatchString(s) {
 			return true
 		}
 	}

@@ -244,6 +244,9 @@ func (a *analyzer) build(assigns, words []word, depth int) *unit {
 		u.spellings = append(u.spellings, spelling)
 	}
 	u.name = base
+	if why := hiddenRunner(base, words); why != "" {
+		a.opaque(why)
+	}
 	if depth >= maxScriptDepth {
 		a.opaque("commands nested too deeply")
 		return u

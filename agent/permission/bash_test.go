@@ -2,6 +2,8 @@ package permission_test
 
 import (
 	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/kimigo/kimigo/agent/permission"
@@ -128,8 +130,8 @@ func TestBashAdversarial(t *testing.T) {
 		{"git status --porcelain", asked, safe},
 		{"ls -la && make", asked, dangerous},
 		{"echo hi", asked, safe},
-		{"go test ./...", asked, safe}, // "*" does not cross "/" (spec 04 §3.4)
-		{"ls -la /etc", asked, safe},
+		{"go test ./...", approved, safe}, // in Bash rules "*" crosses "/" and dots (ERRATA 35)
+		{"ls -la /etc", approved, safe},
 		{"git status > .git/config", asked, dangerous},
 		{"git diff HEAD >> .git/hooks/pre-commit", asked, dangerous},
 		{"git status && ls -la > .git/HEAD", asked, dangerous},
@@ -188,9 +190,9 @@ func TestBashAdversarial(t *testing.T) {
 		{`bash -c "git status; $(echo make)"`, asked, dangerous},
 		{"env -S 'git status'", asked, dangerous},
 		{"> main.go", asked, dangerous},
-		{"rm", asked, safe},
-		{"rm -rf /", asked, dangerous},      // "*" does not cross "/": rm * misses it, but no allow rule approves it
-		{"sudo rm -rf /", asked, dangerous}, // likewise
+		{"rm", denied, safe},                 // Bash(rm *) also matches the bare rm (ERRATA 35)
+		{"rm -rf /", denied, dangerous},      // "*" crosses "/" in Bash rules
+		{"sudo rm -rf /", denied, dangerous}, // likewise
 	} {
 		t.Run(tt.command, func(t *testing.T) {
 			r := newRig(t, withRules(realisticRules()...))
@@ -284,7 +286,7 @@ func TestRuleReferenceExamples(t *testing.T) {
 		command string
 		want    outcome
 	}{
-		{rule(permission.DecisionAllow, "Bash(go test *)"), "go test ./...", asked},
+		{rule(permission.DecisionAllow, "Bash(go test *)"), "go test ./...", approved},
 		{rule(permission.DecisionAllow, "Bash(go test ./...)"), "go test ./...", approved},
 		{rule(permission.DecisionAllow, "Bash({git diff *,git diff */**})"), "git diff src/a.go", approved},
 		{rule(permission.DecisionAllow, "Bash(git *)"), "git status && rm -rf x", asked},
@@ -298,4 +300,51 @@ func TestRuleReferenceExamples(t *testing.T) {
 			t.Errorf("%s %s, %q = %s; want %s", tt.rule.Decision, tt.rule.Pattern, tt.command, got, tt.want)
 		}
 	}
+}
+
+// TestRuleReferenceTable runs every row of the rules × commands table of
+// rule_reference.md through the chain in manual mode, so the document
+// cannot drift from the matcher (issue 15 item 8).
+func TestRuleReferenceTable(t *testing.T) {
+	b, err := os.ReadFile("rule_reference.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "<!-- rule-table -->")
+	table, _, ok2 := strings.Cut(table, "<!-- /rule-table -->")
+	if !ok || !ok2 {
+		t.Fatal("rule_reference.md has no rule table")
+	}
+	rows := 0
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n")[2:] {
+		cells := strings.Split(strings.Trim(line, "| "), "|")
+		if len(cells) != 3 {
+			t.Fatalf("bad table row %q", line)
+		}
+		for i := range cells {
+			cells[i] = strings.Trim(strings.TrimSpace(cells[i]), "`")
+		}
+		decision, pattern, _ := strings.Cut(cells[0], " ")
+		r := newRig(t, withRules(rule(permission.Decision(decision), pattern)))
+		if got := r.judge("Bash", bashArgs(cells[1])); got != outcomeWord(cells[2]) {
+			t.Errorf("%s, %q = %s; the reference says %s", cells[0], cells[1], got, cells[2])
+		}
+		rows++
+	}
+	if rows < 20 {
+		t.Errorf("the table has %d rows; want at least 20", rows)
+	}
+}
+
+// outcomeWord reads the reference's past-tense results.
+func outcomeWord(s string) outcome {
+	switch s {
+	case "approved":
+		return approved
+	case "denied":
+		return denied
+	case "asked":
+		return asked
+	}
+	return outcome(s)
 }

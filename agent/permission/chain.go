@@ -37,6 +37,9 @@ func chain(sideChannel bool, s Slots) []Policy {
 		autoModeQuestionDeny{},                                 // 3 auto mode: nobody is there to answer AskUserQuestion
 		slot{"plan-mode-guard-deny", s.PlanGuard},              // 4 plan mode: only the plan file is writable (plan fills it)
 		userConfiguredDeny{},                                   // 5 deny rules sit above every mode approval
+		unresolvedPathDeny{},                                   // 5a a path whose real file cannot be known (/proc fd, link loop)
+		opaqueBashAsk{},                                        // 5b a script deny/ask rules cannot see through asks when such rules exist
+		sandboxUnavailableAsk{},                                // 5c a promised sandbox this system cannot enforce: commands ask
 		autoModeApprove{},                                      // 6 auto mode approves whatever the denies let through
 		sessionApprovalHistory{},                               // 7 "approve for this session" beats ask rules, not deny rules
 		userConfiguredAsk{},                                    // 8 ask rules beat allow rules and every built-in approval
@@ -46,6 +49,7 @@ func chain(sideChannel bool, s Slots) []Policy {
 		slot{"plan-mode-tool-approve", s.PlanToolApprove},      // 12 plan tools and plan-file writes need no prompt (plan fills it)
 		sensitiveFileAsk{},                                     // 13 env files, keys and credentials always ask
 		gitControlPathAsk{},                                    // 14 the repository's own control files always ask
+		executedFileAsk{},                                      // 14b kimigo's own files, and in manual mode files commands run
 		workspaceBoundaryAsk{},                                 // 14a writes outside the workspace ask, yolo too (ERRATA 12)
 		yoloModeApprove{},                                      // 15 yolo approves what nothing above asked about
 		slot{"swarm-mode-agent-swarm-approve", s.SwarmApprove}, // 16 swarm mode runs a lone AgentSwarm (swarm fills it)

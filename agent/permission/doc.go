@@ -17,6 +17,23 @@
 //     fires when any one does, and redirection targets go through the
 //     Write/Edit rules, the sensitive-file, git-control and workspace asks.
 //     rule_reference.md is the user-facing description.
+//   - issue 16's asks: a Bash script that deny and ask rules cannot see
+//     through asks whenever such a rule exists (opaque_bash_ask.go), and
+//     every Bash call asks while the promised sandbox is unavailable
+//     (sandbox_unavailable_ask.go, Options.Unconfined). Without an
+//     approver an ask is denied with a text naming the flag or rule that
+//     allows the call (message.go unanswerableText). Commands that run
+//     others in ways the analysis does not follow (flock, strace, chroot,
+//     awk programs that call system(), git -c alias.x=!…) make a script
+//     opaque (bash_runner.go).
+//   - real paths (ERRATA 36, 37): Call.FileAccesses adds each access's
+//     real path (workspace.RealPath: symbolic links, /proc/<pid>/root and
+//     cwd); every policy judges both forms; a path whose target cannot be
+//     known is refused (unresolved_path_deny.go). Deny and ask rules for
+//     Write govern every file written, for Read every file read and tree
+//     searched (rule_match.go accessMatchedBy). Writes to kimigo's own
+//     .kimi-code files ask, and in manual mode writes to files build and
+//     test commands run (executed_file_ask.go).
 //   - approvals: the request, the once/session/always/reject answers, the
 //     session approval list, "always" rules handed to a RuleWriter.
 //   - the mode (manual, auto, yolo) and the records permission.set_mode and
@@ -51,7 +68,11 @@
 // and load errors), approval_test.go (45–55, one open request, "always"),
 // subagent_test.go (56–59), record_test.go (record JSON, resume),
 // bash_test.go (the adversarial table), bash_fuzz_test.go (FuzzBashRules),
-// bash_script_internal_test.go (what the analysis reads) and bench_test.go
-// (BenchmarkChainBash). slots_test.go puts the real plan and goal policies
-// (agent/plan, agent/goal) into the slots, and stand-ins for swarm's.
+// bash_script_internal_test.go (what the analysis reads), headless_test.go
+// (ERRATA 34 denials), realpath_test.go (links and /proc on disk),
+// safety_table_test.go (issue 16's table of at least 150 calls),
+// TestRuleReferenceTable (the reference's rules × commands table), and
+// bench_test.go (BenchmarkChainBash). slots_test.go puts the real plan and
+// goal policies (agent/plan, agent/goal) into the slots, and stand-ins for
+// swarm's.
 package permission

@@ -41,6 +41,11 @@ type Options struct {
 	// Approver asks the user; nil denies every ask at once, with a message
 	// saying what would allow the call.
 	Approver Approver
+	// Unconfined, when set, says whether Bash commands run in the sandbox
+	// the session promised: an error (the sandbox is unavailable here)
+	// makes every Bash call ask, in every mode (ERRATA 34). Nil means no
+	// sandbox was promised.
+	Unconfined func() error
 	// Recorder commits set_mode and approval records; nil applies them
 	// directly, without persistence.
 	Recorder Recorder

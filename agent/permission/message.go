@@ -55,16 +55,38 @@ func cancelledText(c *Call, feedback string) string {
 	return withGuidance(c, msg, "")
 }
 
-// unanswerableText is the text of a call the chain would ask about when
-// nobody can answer (no approver: a headless run): what would allow it.
-func unanswerableText(c *Call) string {
+// unanswerableText is the text of a call policy p would ask about when
+// nobody can answer (no approver: a headless run, ERRATA 34): it is
+// denied, and the text says what would allow it.
+func unanswerableText(c *Call, p Policy) string {
 	rule := c.Exec().ApprovalRule
 	if rule == "" {
 		rule = c.Name()
 	}
-	msg := fmt.Sprintf("Tool %q was not run: it needs approval, and nobody is here to approve it. "+
-		"An allow rule for %s in [[permission.rules]] of config.toml, or the auto or yolo permission mode, allows it.",
-		c.Name(), rule)
+	allow := fmt.Sprintf("An allow rule for %s (--allowedTools %q for one run, or [[permission.rules]] in config.toml) allows it.", rule, rule)
+	var why string
+	switch p.Name() {
+	case "workspace-boundary-ask":
+		why = "It writes outside the work dir and the --add-dir dirs. Run with --add-dir <dir> to allow writes there."
+	case "sandbox-unavailable-ask":
+		why = "Commands must run in the sandbox, which this system cannot provide. --sandbox off runs them without it."
+	case "opaque-bash-ask":
+		why = "The command cannot be checked against the Bash deny and ask rules (it does not parse, hides a command name, " +
+			"or nests too deeply). Write each command plainly."
+	case "user-configured-ask":
+		why = "An ask rule matches it. --yolo runs it anyway."
+	case "sensitive-file-access-ask":
+		why = "It touches a file that may hold secrets. " + allow
+	case "git-control-path-access-ask":
+		why = "It touches the repository's control files (.git, .kimi-code). " + allow
+	case "executed-file-write-ask":
+		why = "It writes kimigo's own .kimi-code files or a file that build and test commands run. " + allow
+	case "fallback-ask":
+		why = allow + " So does --permission-mode auto."
+	default:
+		why = allow
+	}
+	msg := fmt.Sprintf("Tool %q was not run: it needs approval, and nobody is here to approve it. %s", c.Name(), why)
 	return withGuidance(c, msg, "Do not retry the same call; carry on without it or explain what you need.")
 }
 

@@ -82,6 +82,10 @@ type Call struct {
 	// writeMatchers match path rules against the script's write targets,
 	// built on first use.
 	writeMatchers []func(string) bool
+	// accesses caches FileAccesses; unresolved are the paths whose real
+	// path cannot be known (a /proc fd, too many links).
+	accesses   *[]loop.Access
+	unresolved []string
 }
 
 // Name is the called tool's name.
@@ -130,19 +134,38 @@ func (c *Call) commandDir(cwd string) string {
 }
 
 // FileAccesses are the call's declared file accesses plus, for Bash, the
-// files its redirections write (ERRATA 9).
+// files its redirections write (ERRATA 9), each followed by its real path
+// when symbolic links make that differ (ERRATA 37): the policies judge
+// both. Built on first use.
 func (c *Call) FileAccesses() []loop.Access {
-	var out []loop.Access
+	if c.accesses != nil {
+		return *c.accesses
+	}
+	var lexical []loop.Access
 	for _, a := range c.Exec().Accesses {
 		if a.Kind == loop.AccessFile && a.Path != "" {
-			out = append(out, a)
+			lexical = append(lexical, a)
 		}
 	}
 	if c.IsBash() {
 		for _, w := range c.script().writes {
-			out = append(out, loop.Access{Kind: loop.AccessFile, Operation: loop.OpWrite, Path: w.path})
+			lexical = append(lexical, loop.Access{Kind: loop.AccessFile, Operation: loop.OpWrite, Path: w.path})
 		}
 	}
+	out := make([]loop.Access, 0, len(lexical))
+	for _, a := range lexical {
+		out = append(out, a)
+		real, err := workspace.RealPath(c.m.env, a.Path)
+		switch {
+		case err != nil:
+			c.unresolved = append(c.unresolved, a.Path)
+		case real != a.Path:
+			r := a
+			r.Path = real
+			out = append(out, r)
+		}
+	}
+	c.accesses = &out
 	return out
 }
 

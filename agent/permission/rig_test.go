@@ -48,6 +48,8 @@ type rigConfig struct {
 	quiet       bool
 	plan        *planSetup
 	goals       bool
+	unconfined  func() error
+	local       bool
 }
 
 type rigOption func(*rigConfig)
@@ -75,6 +77,17 @@ func withHookBlock(reason string) rigOption {
 // quietly replaces the recording hook runner and telemetry with ones that
 // keep nothing (benchmarks).
 func quietly() rigOption { return func(c *rigConfig) { c.quiet = true } }
+
+// onDisk runs the rig on the real file system, in work dir cwd (which
+// must exist): symbolic links and /proc are real there.
+func onDisk(cwd string) rigOption {
+	return func(c *rigConfig) { c.local, c.cwd, c.noGit = true, cwd, true }
+}
+
+// withUnconfined says the promised sandbox is unavailable when err is set.
+func withUnconfined(err error) rigOption {
+	return func(c *rigConfig) { c.unconfined = func() error { return err } }
+}
 
 func withAnswers(rs ...permission.ApprovalResponse) rigOption {
 	return func(c *rigConfig) { c.answers = append(c.answers, rs...) }
@@ -112,6 +125,9 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	}
 	mem := osenvtest.New(osenvtest.Options{Cwd: cfg.cwd, Home: "/home/u", Files: cfg.files})
 	var env osenv.Env = mem
+	if cfg.local {
+		env = osenv.NewLocal(osenv.LocalOptions{Cwd: cfg.cwd, Home: "/home/u"})
+	}
 	if !cfg.noGit {
 		mustMkdir(t, mem, "/repo/.git")
 	}
@@ -138,6 +154,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 		Recorder:    r.log,
 		RuleWriter:  cfg.writer,
 		Telemetry:   r.tele,
+		Unconfined:  cfg.unconfined,
 	}
 	if cfg.noApprover {
 		o.Approver = nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kimigo/kimigo/internal/glob"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // compiledRule is a Rule ready to match. Compiling never fails: a pattern
@@ -20,9 +21,9 @@ type compiledRule struct {
 	// neg says the argument started with "!": the rule matches what its
 	// positive part does not.
 	neg bool
-	// arg is the positive part for commands (Bash): a leading "./" is
-	// kept literal, so Bash(./x) is not Bash(x).
-	arg    *glob.Glob
+	// arg is the positive part for commands (Bash, bash_pattern.go): a
+	// leading "./" is kept literal, so Bash(./x) is not Bash(x).
+	arg    *commandPattern
 	argErr error
 	// forBash and forWrite say the tool part selects Bash, and Write or
 	// Edit (whose rules also judge Bash redirections); set once here.
@@ -51,10 +52,7 @@ func compileRule(r Rule) *compiledRule {
 	if _, c.argErr = glob.Compile(pos, glob.Options{}); c.argErr != nil {
 		return c
 	}
-	if strings.HasPrefix(pos, "./") {
-		pos = `\` + pos // keep the "./": ./git is not git
-	}
-	c.arg, c.argErr = glob.Compile(pos, glob.Options{})
+	c.arg, c.argErr = compileCommandPattern(pos)
 	return c
 }
 
@@ -115,12 +113,41 @@ func compileRules(rules []Rule) []*compiledRule {
 // rule for Write or Edit when it matches a file a redirection writes.
 func (c *Call) matchedBy(r *compiledRule) bool {
 	if !c.IsBash() {
-		return r.matchExecution(c.Name(), c.Exec())
+		return r.matchExecution(c.Name(), c.Exec()) || c.accessMatchedBy(r)
 	}
 	if r.forBash && r.argErr == nil && (r.pat.Arg == "" || c.script().matchedBy(r)) {
 		return true
 	}
-	return c.writeMatchedBy(r)
+	return c.writeMatchedBy(r) || c.accessMatchedBy(r)
+}
+
+// accessMatchedBy reports whether a deny or ask rule governs a file the
+// call touches, whatever the tool (ERRATA 36, 37): a Write or Edit rule
+// every file written, a Read rule every file read and every tree searched
+// (Grep, Glob), under its lexical and its real path alike.
+func (c *Call) accessMatchedBy(r *compiledRule) bool {
+	if r.argErr != nil || !r.usable() {
+		return false
+	}
+	read := r.toolMatches(toolRead)
+	if !r.forWrite && !read {
+		return false
+	}
+	for _, a := range c.FileAccesses() {
+		writes := a.Operation == loop.OpWrite || a.Operation == loop.OpReadWrite
+		reads := a.Operation != loop.OpWrite
+		if !(writes && r.forWrite || reads && read) {
+			continue
+		}
+		if r.pat.Arg == "" {
+			return true
+		}
+		rp := workspace.ResolvedPath{Raw: a.Path, Path: a.Path, Outside: !c.Workspace.Contains(a.Path)}
+		if workspace.PathRuleMatcher(c.m.env, c.Workspace, rp)(r.pat.Arg) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeMatchedBy reports whether a Write or Edit rule covers a file the

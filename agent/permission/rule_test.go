@@ -181,8 +181,15 @@ func TestScenario39CommandGlobs(t *testing.T) {
 	}{
 		{"Bash(git *)", "git status", denied},
 		{"Bash(git *)", "git status && rm -rf x", denied},
-		{"Bash(git *)", "git diff src/a.ts", asked},
-		{"Bash(rm -rf*)", "rm -rf /", asked},
+		{"Bash(git *)", "git diff src/a.ts", denied}, // "*" crosses "/" in Bash rules (ERRATA 35)
+		{"Bash(rm -rf*)", "rm -rf /", denied},
+		{"Bash(rm *)", "rm -f ./x", denied},
+		{"Bash(rm *)", "rm -rf /abs/path", denied},
+		{"Bash(rm *)", "rm", denied},
+		{"Bash(rm:*)", "rm -f src/x", denied},
+		{"Bash(rm:*)", "rm", denied},
+		{"Bash(rm:*)", "rmdir x", asked},
+		{"Bash(rm *)", "rmdir x", asked},
 		{"Bash({git *,git */**})", "git diff src/a.ts", denied},
 	} {
 		r := newRig(t, withRules(rule(permission.DecisionDeny, tt.rule)))

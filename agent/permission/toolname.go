@@ -8,8 +8,11 @@ const (
 	toolBash            = "Bash"
 	toolWrite           = "Write"
 	toolEdit            = "Edit"
+	toolRead            = "Read"
 	toolAskUserQuestion = "AskUserQuestion"
 )
 
 // ToolNames are the tool names the chain refers to, for that check.
-func ToolNames() []string { return []string{toolBash, toolWrite, toolEdit, toolAskUserQuestion} }
+func ToolNames() []string {
+	return []string{toolBash, toolWrite, toolEdit, toolRead, toolAskUserQuestion}
+}

@@ -14,13 +14,16 @@ import (
 // keeps no state between requests: a request whose first user message
 // says "tools:N" is answered with a tool call (Read of a.txt, one more
 // line each time) until the conversation holds N tool results, then with
-// a short text; any other prompt is answered with text at once. Each
-// answer is streamed as the real service streams it, with usage.
+// a short text; "bash:N" asks for Bash calls (`head -n <k> a.txt`)
+// instead; any other prompt is answered with text at once. Each answer is
+// streamed as the real service streams it, with usage.
 type fakeModel struct {
-	toolsWanted *regexp.Regexp // "tools:N" in the prompt
+	toolsWanted *regexp.Regexp // "tools:N" or "bash:N" in the prompt
 }
 
-func newFakeModel() fakeModel { return fakeModel{toolsWanted: regexp.MustCompile(`tools:(\d+)`)} }
+func newFakeModel() fakeModel {
+	return fakeModel{toolsWanted: regexp.MustCompile(`(tools|bash):(\d+)`)}
+}
 
 // chatRequest is the part of a request the fake reads.
 type chatRequest struct {
@@ -40,13 +43,14 @@ func (f fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
-	want, done := 0, 0
+	want, done, bash := 0, 0, false
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "user":
 			if want == 0 {
 				if g := f.toolsWanted.FindSubmatch(m.Content); g != nil {
-					want, _ = strconv.Atoi(string(g[1]))
+					want, _ = strconv.Atoi(string(g[2]))
+					bash = string(g[1]) == "bash"
 				}
 			}
 		case "tool":
@@ -55,10 +59,13 @@ func (f fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	if done < want {
-		call := map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", done+1), "type": "function",
-			// Each call asks for a different line count, so the repeat
-			// guard (spec 03 §3.4) sees no repeated call.
-			"function": map[string]any{"name": "Read", "arguments": fmt.Sprintf(`{"path":"a.txt","n_lines":%d}`, done+1)}}
+		// Each call asks for a different line count, so the repeat guard
+		// (spec 03 §3.4) sees no repeated call.
+		fn := map[string]any{"name": "Read", "arguments": fmt.Sprintf(`{"path":"a.txt","n_lines":%d}`, done+1)}
+		if bash {
+			fn = map[string]any{"name": "Bash", "arguments": fmt.Sprintf(`{"command":"head -n %d a.txt"}`, done+1)}
+		}
+		call := map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", done+1), "type": "function", "function": fn}
 		writeChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{call}}, nil)
 		writeChunk(w, map[string]any{}, "tool_calls")
 	} else {

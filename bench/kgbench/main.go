@@ -26,8 +26,11 @@ import (
 
 func main() {
 	bin := flag.String("kimigo", "", "the kimigo binary to measure (required unless -serve)")
+	floor := flag.String("floor", "", "the floor program (bench/floor) to run beside kimigo and compare it with")
 	runs := flag.Int("n", 20, "measured runs per scenario")
 	serve := flag.Bool("serve", false, "only serve the fake model and print its base URL")
+	startup := flag.String("startup", "", "comma-separated work dirs: measure only a one-shot prompt in each, "+
+		"with a warm and a cold git cache, for each of the comma-separated -kimigo binaries")
 	flag.Parse()
 	if *serve {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -44,7 +47,11 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	err = bench(*bin, base, *runs)
+	if *startup != "" {
+		err = benchStartup(strings.Split(*bin, ","), strings.Split(*startup, ","), base, *runs)
+	} else {
+		err = bench(*bin, *floor, base, *runs)
+	}
 	stop()
 	if err != nil {
 		fatal(err)
@@ -83,30 +90,41 @@ func startServer() (base string, stop func(), err error) {
 	return strings.TrimSpace(line), stop, nil
 }
 
-// bench runs the scenarios in a fresh data root and work dir.
-func bench(bin, base string, n int) error {
+// bench runs the scenarios in a fresh data root and work dir; with a
+// floor program, its scenarios take turns with kimigo's and the ratios
+// follow the table.
+func bench(bin, floor, base string, n int) error {
 	tmp, err := os.MkdirTemp("", "kgbench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	home, work := filepath.Join(tmp, "home"), filepath.Join(tmp, "work")
-	for _, d := range []string{home, work} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return err
-		}
+	work := filepath.Join(tmp, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(work, "a.txt"), []byte("hello\n"), 0o600); err != nil {
 		return err
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
-		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=openai",
-		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use"}
+	env, _, err := benchEnv(tmp, base)
+	if err != nil {
+		return err
+	}
 	scenarios := []scenario{
 		{name: "--version", argv: []string{bin, "--version"}},
 		{name: "one-shot text prompt", argv: []string{bin, "-p", "hi"}},
 		{name: "1 tool round trip", argv: []string{bin, "-p", "read a.txt (tools:1)"}},
 		{name: "20 tool round trips", argv: []string{bin, "-p", "read a.txt again and again (tools:20)"}},
+		// A shell command per step, as the floor runs, in the sandbox
+		// where kimigo has one.
+		{name: "1 Bash round trip", argv: []string{bin, "-p", "show a.txt (bash:1)"}},
+		{name: "20 Bash round trips", argv: []string{bin, "-p", "show a.txt again and again (bash:20)"}},
+	}
+	if floor != "" {
+		scenarios = append(scenarios,
+			scenario{name: "floor one-shot", argv: []string{floor, "-p", "hi"}},
+			scenario{name: "floor 1 Bash round trip", argv: []string{floor, "-p", "show a.txt (bash:1)"}},
+			scenario{name: "floor 20 Bash round trips", argv: []string{floor, "-p", "show a.txt again and again (bash:20)"}})
 	}
 	results, err := measure(scenarios, n, work, env)
 	if err != nil {
@@ -116,9 +134,88 @@ func bench(bin, base string, n int) error {
 		runtime.NumCPU())
 	printTable(os.Stdout, results)
 	one, twenty := results[2], results[3]
-	fmt.Printf("\nper extra tool round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n",
-		(twenty.wall.med-one.wall.med)/19, (twenty.cpu.med-one.cpu.med)/19)
+	wall, cpu := perTrip(one, twenty)
+	fmt.Printf("\nper extra tool round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n", wall, cpu)
+	wall, cpu = perTrip(results[4], results[5])
+	fmt.Printf("per extra Bash round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n", wall, cpu)
+	if floor != "" {
+		printRatios(results[1], results[4], results[5], results[6], results[7], results[8])
+	}
 	return nil
+}
+
+// benchEnv makes a data root under tmp and returns the environment kimigo
+// runs in against the fake model at base, and the data root.
+func benchEnv(tmp, base string) (env []string, home string, err error) {
+	home = filepath.Join(tmp, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return nil, "", err
+	}
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
+		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=openai",
+		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use"}, home, nil
+}
+
+// benchStartup measures a one-shot prompt of each binary in each work
+// dir, all taking turns. "warm" runs find the git cache the earlier runs
+// left; "cold" runs start without it. A binary without the cache runs the
+// same in both.
+func benchStartup(bins, dirs []string, base string, n int) error {
+	tmp, err := os.MkdirTemp("", "kgbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	env, home, err := benchEnv(tmp, base)
+	if err != nil {
+		return err
+	}
+	noCache := func() error { return os.RemoveAll(filepath.Join(home, "cache")) }
+	var scenarios []scenario
+	for _, d := range dirs {
+		for _, b := range bins {
+			name := filepath.Base(b) + " " + filepath.Base(d)
+			scenarios = append(scenarios,
+				// cold first: its run leaves the cache the warm run reads
+				scenario{name: name + " cold", argv: []string{b, "-p", "hi"}, dir: d, before: noCache},
+				scenario{name: name + " warm", argv: []string{b, "-p", "hi"}, dir: d})
+		}
+	}
+	results, err := measure(scenarios, n, "", env)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("one-shot prompt by work dir, %d runs per scenario (interleaved), %s/%s, %d CPUs\n\n", n,
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	printTable(os.Stdout, results)
+	return nil
+}
+
+// perTrip is the cost of one extra tool round trip, from the medians of
+// one and twenty round trips.
+func perTrip(one, twenty result) (wall, cpu float64) {
+	return (twenty.wall.med - one.wall.med) / 19, (twenty.cpu.med - one.cpu.med) / 19
+}
+
+// printRatios compares kimigo with the floor program, median to median.
+func printRatios(shot, one, twenty, fShot, fOne, fTwenty result) {
+	wall, cpu := perTrip(one, twenty)
+	fWall, fCPU := perTrip(fOne, fTwenty)
+	fmt.Printf("per extra Bash round trip: kimigo wall %.2f ms, cpu %.2f ms; floor wall %.2f ms, cpu %.2f ms\n\n",
+		wall, cpu, fWall, fCPU)
+	fmt.Printf("%-28s %10s %10s %8s\n", "kimigo / floor (medians)", "kimigo", "floor", "ratio")
+	for _, r := range []struct {
+		name        string
+		kimigo, flr float64
+		unit        string
+	}{
+		{"one-shot wall", shot.wall.med, fShot.wall.med, "ms"},
+		{"per Bash round trip wall", wall, fWall, "ms"},
+		{"per Bash round trip cpu", cpu, fCPU, "ms"},
+		{"one-shot peak RSS", shot.rss.med, fShot.rss.med, "MiB"},
+	} {
+		fmt.Printf("%-28s %7.2f %-3s %6.2f %-3s %7.2f×\n", r.name, r.kimigo, r.unit, r.flr, r.unit, r.kimigo/r.flr)
+	}
 }
 
 func fatal(err error) {

@@ -42,6 +42,10 @@ type result struct {
 type scenario struct {
 	name string
 	argv []string
+	// dir, when set, is the work dir instead of measure's.
+	dir string
+	// before, when set, runs before each run, unmeasured.
+	before func() error
 }
 
 // measure runs every scenario n times in dir with env, after one
@@ -78,6 +82,14 @@ func measure(scenarios []scenario, n int, dir string, env []string) ([]result, e
 
 // runOnce runs one scenario and measures it.
 func runOnce(sc scenario, dir string, env []string) (sample, error) {
+	if sc.dir != "" {
+		dir = sc.dir
+	}
+	if sc.before != nil {
+		if err := sc.before(); err != nil {
+			return sample{}, fmt.Errorf("%s: %w", sc.name, err)
+		}
+	}
 	cmd := exec.Command(sc.argv[0], sc.argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
 	start := time.Now()
@@ -94,9 +106,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // printTable writes the results as an aligned table.
 func printTable(w *os.File, results []result) {
-	fmt.Fprintf(w, "%-22s %26s %26s %26s\n", "scenario", "wall ms (med/min/max)", "cpu ms (med/min/max)", "peak RSS MiB (med/min/max)")
+	fmt.Fprintf(w, "%-34s %26s %26s %26s\n", "scenario", "wall ms (med/min/max)", "cpu ms (med/min/max)", "peak RSS MiB (med/min/max)")
 	for _, r := range results {
-		fmt.Fprintf(w, "%-22s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.1f %8.1f %8.1f\n", r.name,
+		fmt.Fprintf(w, "%-34s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.1f %8.1f %8.1f\n", r.name,
 			r.wall.med, r.wall.min, r.wall.max, r.cpu.med, r.cpu.min, r.cpu.max, r.rss.med, r.rss.min, r.rss.max)
 	}
 }

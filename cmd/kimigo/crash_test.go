@@ -117,7 +117,7 @@ func testCrashStage(t *testing.T, kind string, st crashStage) {
 	c.write("keep.txt", "written before the run\n")
 	gate := llmtest.NewGate()
 	srv := c.fake(kind, st.script(c, gate, kind)...)
-	r := c.interrupt(syscall.SIGKILL, func() bool { return st.ready(c, gate) }, "-p", "first task")
+	r := c.interrupt(syscall.SIGKILL, func() bool { return st.ready(c, gate) }, "-p", "first task", "--yolo") // slowBash writes outside the work dir
 	if r.code != -1 {
 		t.Fatalf("kimigo was not killed:\n%v", r)
 	}

@@ -16,7 +16,24 @@
 // or profile package (deps_test.go). The interactive interface and `acp`
 // are not here yet.
 //
+// main calls sandbox.MaybeRunTrampoline first: a sandboxed command's
+// server is this program started again. safety.go holds the headless
+// defaults of ERRATA 34: the workspace-write sandbox with the network off
+// (--sandbox, --network, [sandbox] in config.toml), the yolo permission
+// mode in which whatever the chain would ask about is denied
+// (--permission-mode), this run's rules (--allowedTools,
+// --disallowedTools) and the --yolo / --dangerously-skip-permissions
+// opt-out, warned about at start.
+//
 // Invariants, and the tests that guard them:
+//   - In print mode with the default sandbox, a README's `curl … | sh`
+//     reaches no network and writes nothing outside the work dir, rm -rf
+//     outside the workspace fails with the sandbox's error in the result
+//     the model reads, .git/hooks stays read-only, and Write outside the
+//     workspace is refused naming --add-dir; with --yolo all of it runs
+//     (safety_test.go TestHeadlessDefaultSandbox, TestHeadlessYolo); the
+//     system prompt states the sandbox
+//     (TestHeadlessSystemPromptStatesTheSandbox).
 //   - --version and --help read no configuration and touch no file
 //     (main_test.go TestVersionAndHelpTouchNothing); option errors are
 //     reported before anything touches the disk (scenarios_test.go

@@ -83,6 +83,9 @@ func runDoctor(args []string, env config.Env, p proc) int {
 		}
 		results = append(results, checkSessions(root))
 	}
+	if which == "" {
+		results = append(results, checkTrust(home, cwd), checkSandbox())
+	}
 	return printDoctor(p.stdout, p.stderr, results)
 }
 

@@ -17,23 +17,24 @@ type options struct {
 	sessionSet   bool
 	resume       string
 	resumeSet    bool
+	cont         bool
+	yolo         bool
+	auto         bool
+	plan         bool
+	agent        string
+	agentSet     bool
+	agentFiles   []string
+	skillsDirs   []string
+	addDirs      []string
+	version      bool
+	help         bool
 	// sessionFlag is how the user spelled the session option last given
 	// ("-r", "--session", …), for messages.
 	sessionFlag string
-	cont        bool
-	yolo        bool
-	auto        bool
-	plan        bool
-	agent       string
-	agentSet    bool
-	agentFiles  []string
-	skillsDirs  []string
-	addDirs     []string
-	version     bool
-	help        bool
 	// args are the positional arguments: without -p, the prompt the
 	// interactive interface starts with (kimigo "fix the tests").
-	args []string
+	args   []string
+	safety safetyOptions
 	printFlags
 
 	// command is the subcommand (doctor, export, …) and commandArgs what
@@ -117,13 +118,13 @@ func mainOptions() []optionSpec {
 			func(o *options, _ string) error { o.version = true; return nil }},
 		{[]string{"--help", "-h"}, noValue, "-h, --help",
 			func(o *options, _ string) error { o.help = true; return nil }},
-	}, printOptions()...)
+	}, append(safetyOptionSpecs(), printOptions()...)...)
 }
 
 // isSubcommand reports the names the main command dispatches on.
 func isSubcommand(name string) bool {
 	switch name {
-	case "doctor", "export", "sessions", "acp", "login", "provider":
+	case "doctor", "export", "sessions", "trust", "acp", "login", "provider":
 		return true
 	}
 	return false

@@ -53,7 +53,7 @@ func TestParseArgs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseArgs(%q): %v", tt.args, err)
 			}
-			if d := cmp.Diff(tt.want, *got, cmp.AllowUnexported(options{}, printFlags{})); d != "" {
+			if d := cmp.Diff(tt.want, *got, cmp.AllowUnexported(options{}, safetyOptions{}, printFlags{})); d != "" {
 				t.Errorf("parseArgs(%q) (-want +got):\n%s", tt.args, d)
 			}
 		})

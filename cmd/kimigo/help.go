@@ -29,6 +29,8 @@ Usage:
                                    repair the session index
   kimigo export [session-id] [-o path] [-y] [--no-include-global-log]
                                    write a session to a ZIP for a bug report
+  kimigo trust [dir]               let this project's .kimi-code/local.toml add
+                                   directories outside it
 
 Options:
   -p, --print                  print mode: run the prompt headless, then exit
@@ -42,6 +44,17 @@ Options:
       --agent <name>           agent profile of a new session
       --agent-file <path>      load an agent file and use the agent it defines
       --skills-dir <dir>       use these skill directories instead of discovery
+      --sandbox <mode>         command sandbox: workspace-write (print mode's
+                               default), read-only or off
+      --network                let sandboxed commands reach the network
+      --permission-mode <mode> manual, yolo (print mode's default: asks are denied)
+                               or auto; Claude's names are accepted too
+      --allowedTools <rules>   allow rules for this run, e.g. "Bash(git log:*) Edit"
+      --disallowedTools <rules>
+                               deny rules for this run
+  -y, --yolo                   run every tool call without approval and commands
+                               without a sandbox (also --dangerously-skip-permissions)
+      --auto                   start in auto permission mode (interactive only)
       --plan                   plan mode: the model plans, changes nothing, and the
                                plan is the answer
       --max-steps <n>          stop the run after n model steps (also --max-turns)

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/sandbox"
 )
 
 func main() {
+	sandbox.MaybeRunTrampoline() // a sandboxed command's start runs here, before anything else
 	os.Exit(run(os.Args[1:], processProc()))
 }
 
@@ -81,6 +83,8 @@ func run(args []string, p proc) int {
 		return runExport(o.commandArgs, env, p)
 	case "sessions":
 		return runSessions(o.commandArgs, env, p)
+	case "trust":
+		return runTrust(o.commandArgs, env, p)
 	default:
 		return printUsageError(p.stderr, usagef("'kimigo %s' is not available yet", o.command))
 	}

@@ -93,9 +93,10 @@ func runPrint(o *options, prompt string, env config.Env, p proc) int {
 }
 
 // open loads the configuration and opens (or creates) the session (spec
-// 06 §1.4) in auto permission mode for this run; the session resolves the
-// model, the profile, the rules and the tools, and builds the agent. A
-// /goal prompt that does not parse fails first: nothing is opened.
+// 06 §1.4) with this run's permission mode and sandbox (safety.go); the
+// session resolves the model, the profile, the rules and the tools, and
+// builds the agent. A /goal prompt that does not parse fails first:
+// nothing is opened.
 func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	if err := r.configure(); err != nil {
 		return nil, err
@@ -111,12 +112,14 @@ func (r *printRun) open(ctx context.Context) (*session.Session, error) {
 	}
 	id, _ := r.o.sessionID()
 	userHome, _ := r.p.userHome() // unknown only matters for "~" in local.toml
+	safety := headlessSettings(r.o, r.cfg)
+	r.printSafetyWarning(safety)
 	s, err := session.Open(ctx, session.Options{
 		Config: r.cfg, Home: r.home, WorkDir: r.workDir, UserHome: userHome,
 		Resume: id, Continue: r.o.cont && id == "", Model: r.o.model, Agent: r.o.agent, AgentFiles: r.o.agentFiles,
-		AppendSystemPrompt: r.o.appendPrompt, Plan: r.o.plan,
-		AddDirs: r.o.addDirs, Mode: event.ModeAuto, ModeForThisRun: true, Version: versionString(),
-		Logger: r.logger, LogTo: r.logs.switchTo,
+		AppendSystemPrompt: r.o.appendPrompt,
+		AddDirs:            r.o.addDirs, Mode: safety.mode, ModeForThisRun: true, Plan: r.o.plan, Sandbox: safety.sandbox, RunRules: safety.rules,
+		Version: versionString(), Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.warn(n.Text, n.Warning) },
 	})
 	var se *session.Error

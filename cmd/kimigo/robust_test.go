@@ -93,7 +93,7 @@ func TestRobustDiskFullOnTmpfs(t *testing.T) {
 	srv := c.fake("openai",
 		llmtest.ToolCall("call_fill", "Bash", fmt.Sprintf(`{"command":"dd if=/dev/zero of=%s bs=64k 2>/dev/null; head -c 6000 /dev/zero | tr '\\0' x"}`, filler)),
 		llmtest.Text("Resumed after the disk was full."))
-	r := c.run("-p", "fill the disk")
+	r := c.run("-p", "fill the disk", "--sandbox", "off") // the filler lies outside the work dir
 	if r.code == 0 {
 		t.Fatalf("a run that could not write its records exited 0:\n%v", r)
 	}
@@ -371,7 +371,7 @@ func TestRobustBadInput(t *testing.T) {
 		sessions := filepath.Join(c.home, "sessions")
 		srv := c.fake("openai", llmtest.ToolCall("call_rm", "Bash", fmt.Sprintf(`{"command":"rm -rf %s"}`, sessions)),
 			llmtest.Text("never"))
-		r := c.run("-p", "delete my sessions")
+		r := c.run("-p", "delete my sessions", "--sandbox", "off") // the sessions lie outside the work dir
 		checkStartupError(t, r, "records.write_failed", filepath.Join("agents", "main", records.LogFileName),
 			"was deleted or replaced while kimigo ran; kimigo recreated nothing")
 		if _, err := os.Stat(sessions); !errors.Is(err, fs.ErrNotExist) {

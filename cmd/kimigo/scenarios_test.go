@@ -30,15 +30,15 @@ func TestScenario1OutputFormatWithoutPrompt(t *testing.T) {
 	}
 }
 
-// Spec 06 S2, except that --plan goes with --prompt: print mode runs in
-// plan mode and the plan is its answer (issue 20;
-// TestPrintPlanModeRefusesWritesOutsideThePlan).
+// Spec 06 S2, except that --plan goes with --prompt (issue 20: print mode
+// runs in plan mode and the plan is its answer) and --yolo is print mode's
+// explicit opt-out since ERRATA 34 (TestHeadlessYolo); --auto stays
+// interactive.
 func TestScenario2PromptWithYoloAutoPlan(t *testing.T) {
 	c := newCLI(t)
 	for _, tt := range []struct {
 		flag, want string
 	}{
-		{"--yolo", "--yolo"}, {"--yes", "--yolo"}, {"--auto-approve", "--yolo"}, {"-y", "--yolo"},
 		{"--auto", "--auto"},
 	} {
 		r := c.run("-p", "hi", tt.flag)

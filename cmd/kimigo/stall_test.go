@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,8 @@ import (
 // once loop_control.step_stall_timeout_ms is up, on every wire. The bounds
 // are configured small so the test is quick; the defaults are covered in
 // fake time by agent/turn's TestWireNeverHangs.
+var gaveUp = regexp.MustCompile(`error: failed to run prompt: provider\.connection_error: gave up after [12] attempts: `)
+
 func TestPrintStallEndsWithinTheBound(t *testing.T) {
 	const stall, idle = 1500 * time.Millisecond, 400 * time.Millisecond
 	for _, kind := range providerKinds() {
@@ -40,7 +43,9 @@ func TestPrintStallEndsWithinTheBound(t *testing.T) {
 			// 400 ms of silence, a wait of 500–625 ms, 400 ms of silence
 			// again: the next wait would pass 1.5 s without an answer (or,
 			// had the second attempt started later, it is cut at 1.5 s).
-			if r.code != 1 || !strings.Contains(r.stderr, "error: failed to run prompt: provider.connection_error: gave up after 2 attempts: ") ||
+			// On a loaded machine the first silence may end late enough
+			// that even the first wait would pass the bound.
+			if r.code != 1 || !gaveUp.MatchString(r.stderr) ||
 				!strings.Contains(r.stderr, "1.5s") || !strings.Contains(r.stderr, "(loop_control.step_stall_timeout_ms)") ||
 				!strings.Contains(r.stderr, "the model service sent nothing for 400ms (loop_control.stream_idle_timeout_ms)") {
 				t.Fatalf("want exit 1 and an error naming the bound, the key and the silence, got %v", r)

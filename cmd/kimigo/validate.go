@@ -30,7 +30,6 @@ func validate(o *options, env config.Env) error {
 		{o.promptSet && blank(o.prompt), "Prompt cannot be empty."},
 		{o.modelSet && blank(o.model), "Model cannot be empty."},
 		{o.formatSet && !pm, "Output format is only supported in prompt mode."},
-		{pm && o.yolo, "Cannot combine " + pf + " with --yolo."},
 		{pm && o.auto, "Cannot combine " + pf + " with --auto."},
 		{o.agentSet && blank(o.agent), "Agent cannot be empty."},
 		{len(o.agentFiles) > 1, "--agent-file may only be specified once."},
@@ -50,6 +49,9 @@ func validate(o *options, env config.Env) error {
 		if rule.failed {
 			return &usageError{msg: rule.msg}
 		}
+	}
+	if err := validateSafety(o); err != nil {
+		return err
 	}
 	if v := strings.TrimSpace(env["KIMI_MODEL_OUTPUT_FORMAT"]); pm && !o.formatSet && v != "" {
 		if _, ok := print.ParseFormat(v); !ok {

@@ -44,6 +44,7 @@ func fileVars(p *profile.Profile, pc profile.PromptContext) map[string]string {
 		"agents_md":            kv[profile.VarAgentsMD],
 		"additional_dirs_info": kv[profile.VarAdditionalDirsInfo],
 		"skills":               kv[profile.VarSkills],
+		"sandbox":              kv[profile.VarSandbox],
 	}
 	vars["windows_notes"] = ""
 	if pc.OS == "Windows" {

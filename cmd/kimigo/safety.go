@@ -1,0 +1,199 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/sandbox"
+	"github.com/kimigo/kimigo/session"
+	"github.com/kimigo/kimigo/tools"
+)
+
+// safetyOptions are the flags that say what a run may do without asking
+// (issue 16, ERRATA 34): the command sandbox, the network, the permission
+// mode and this run's rules.
+type safetyOptions struct {
+	sandbox        string
+	sandboxSet     bool
+	network        bool
+	permissionMode string
+	modeSet        bool
+	allowed        []string // --allowedTools, each a list of rules
+	disallowed     []string // --disallowedTools
+	skip           bool     // --dangerously-skip-permissions
+}
+
+// safetyOptionSpecs are the safety flags of the main command.
+func safetyOptionSpecs() []optionSpec {
+	return []optionSpec{
+		{[]string{"--sandbox"}, requiredValue, "--sandbox <mode>", func(o *options, v string) error {
+			if _, err := sandbox.ParseMode(v); err != nil {
+				return usagef("option '--sandbox <mode>' argument '%s' is invalid. Allowed choices are read-only, workspace-write, off.", v)
+			}
+			o.safety.sandbox, o.safety.sandboxSet = v, true
+			return nil
+		}},
+		{[]string{"--network"}, noValue, "--network", func(o *options, _ string) error { o.safety.network = true; return nil }},
+		{[]string{"--permission-mode"}, requiredValue, "--permission-mode <mode>", func(o *options, v string) error {
+			if _, _, err := permissionMode(v); err != nil {
+				return err
+			}
+			o.safety.permissionMode, o.safety.modeSet = v, true
+			return nil
+		}},
+		{[]string{"--allowedTools", "--allowed-tools"}, requiredValue, "--allowedTools <rules>", func(o *options, v string) error {
+			o.safety.allowed = append(o.safety.allowed, v)
+			return nil
+		}},
+		{[]string{"--disallowedTools", "--disallowed-tools"}, requiredValue, "--disallowedTools <rules>", func(o *options, v string) error {
+			o.safety.disallowed = append(o.safety.disallowed, v)
+			return nil
+		}},
+		{[]string{"--dangerously-skip-permissions"}, noValue, "--dangerously-skip-permissions",
+			func(o *options, _ string) error { o.safety.skip = true; return nil }},
+	}
+}
+
+// permissionMode reads --permission-mode: kimigo's modes and Claude
+// Code's names. skip is true for bypassPermissions, which is --yolo.
+func permissionMode(v string) (mode event.PermissionMode, skip bool, err error) {
+	switch v {
+	case "manual", "default", "dontAsk":
+		return event.ModeManual, false, nil
+	case "yolo", "acceptEdits":
+		return event.ModeYolo, false, nil
+	case "auto":
+		return event.ModeAuto, false, nil
+	case "bypassPermissions":
+		return event.ModeAuto, true, nil
+	case "plan":
+		return "", false, usagef("option '--permission-mode <mode>' argument 'plan' is not available in print mode.")
+	}
+	return "", false, usagef("option '--permission-mode <mode>' argument '%s' is invalid. Allowed choices are "+
+		"manual, yolo, auto (or default, dontAsk, acceptEdits, bypassPermissions).", v)
+}
+
+// skipsPermissions reports --yolo, --dangerously-skip-permissions or
+// --permission-mode bypassPermissions: the explicit opt-out.
+func (o *options) skipsPermissions() bool {
+	_, bypass, _ := permissionMode(o.safety.permissionMode)
+	return o.yolo || o.safety.skip || (o.safety.modeSet && bypass)
+}
+
+// validateSafety checks the safety flags before anything is written.
+func validateSafety(o *options) error {
+	if (o.yolo || o.safety.skip) && o.safety.modeSet {
+		return usagef("Cannot combine --yolo with --permission-mode.")
+	}
+	for _, list := range [][]string{o.safety.allowed, o.safety.disallowed} {
+		for _, v := range list {
+			if _, err := splitRules(v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// headless is what a print run may do without asking (ERRATA 34): by
+// default the yolo permission mode, in which whatever the chain would ask
+// about is denied because nobody answers, and commands in the
+// workspace-write sandbox with the network off. --yolo runs everything
+// unconfined (auto mode, sandbox off) unless --sandbox says otherwise.
+type headless struct {
+	mode    event.PermissionMode
+	sandbox session.SandboxOptions
+	rules   []config.PermissionRule
+	warning string
+}
+
+// headlessSettings resolves the safety of a print run from the flags and
+// the [sandbox] section of the configuration.
+func headlessSettings(o *options, cfg *config.Config) headless {
+	h := headless{mode: event.ModeYolo}
+	if o.safety.modeSet {
+		h.mode, _, _ = permissionMode(o.safety.permissionMode)
+	}
+	mode := sandbox.ModeWorkspaceWrite
+	if cfg != nil && cfg.Sandbox.Mode != "" {
+		mode = sandbox.Mode(cfg.Sandbox.Mode)
+	}
+	network := cfg != nil && cfg.Sandbox.Network != nil && *cfg.Sandbox.Network
+	if o.skipsPermissions() {
+		h.mode, mode = event.ModeAuto, sandbox.ModeOff
+		h.warning = "--yolo: every tool call runs without approval and commands run without a sandbox; " +
+			"only deny rules still apply."
+	}
+	if o.safety.sandboxSet {
+		mode = sandbox.Mode(o.safety.sandbox)
+	}
+	h.sandbox = session.SandboxOptions{Mode: mode, Network: network || o.safety.network}
+	if o.plan {
+		// A headless plan run's plan is its answer: nobody is here to
+		// review it, so leaving plan mode is allowed rather than denied.
+		h.rules = append(h.rules, config.PermissionRule{Decision: config.DecisionAllow, Pattern: tools.NameExitPlanMode,
+			Origin: config.OriginUser, Source: "--plan"})
+	}
+	for _, v := range o.safety.allowed {
+		h.rules = append(h.rules, runRules(config.DecisionAllow, "--allowedTools", v)...)
+	}
+	for _, v := range o.safety.disallowed {
+		h.rules = append(h.rules, runRules(config.DecisionDeny, "--disallowedTools", v)...)
+	}
+	return h
+}
+
+// runRules turns one flag value into rules for this run; validateSafety
+// has split it once already.
+func runRules(d config.RuleDecision, flag, v string) []config.PermissionRule {
+	patterns, _ := splitRules(v)
+	out := make([]config.PermissionRule, 0, len(patterns))
+	for _, p := range patterns {
+		out = append(out, config.PermissionRule{Decision: d, Pattern: p, Origin: config.OriginUser, Source: flag})
+	}
+	return out
+}
+
+// splitRules splits a flag value into rules at commas and spaces outside
+// parentheses, as Claude Code reads "Bash(git log:*) Edit,Read".
+func splitRules(v string) ([]string, error) {
+	var out []string
+	depth, start := 0, 0
+	flush := func(end int) {
+		if p := strings.TrimSpace(v[start:end]); p != "" {
+			out = append(out, p)
+		}
+	}
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return nil, usagef("rule list %q: unmatched ')' at column %d", v, i+1)
+			}
+			depth--
+		case ',', ' ':
+			if depth == 0 {
+				flush(i)
+				start = i + 1
+			}
+		}
+	}
+	if depth != 0 {
+		return nil, usagef("rule list %q: unclosed '('", v)
+	}
+	flush(len(v))
+	if len(out) == 0 {
+		return nil, usagef("rule list %q names no rule", v)
+	}
+	return out, nil
+}
+
+// printSafetyWarning prints the start warning of --yolo, if any.
+func (r *printRun) printSafetyWarning(h headless) {
+	if h.warning != "" {
+		r.warn(h.warning, true)
+	}
+}
