@@ -177,6 +177,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			m := tools.New(tools.Options{
 				Base:           tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
+				TextFiles:      o.TextFiles,
 				Capability:     model.Capability,
 				Committer:      c,
 				BashLogDir:     filepath.Join(home, "tool-results"),
@@ -187,6 +188,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Fetcher:        fetcher,
 			})
 			m.SetActiveTools(p.active)
+			s.followMCP(m)
 			return m
 		},
 		Env:         o.Env,

@@ -13,6 +13,7 @@
 //	// approval.requested → s.AnswerApproval(id, event.ApprovalAnswer{Choice: event.ApproveOnce})
 //	// question.requested → s.AnswerQuestion(id, answers)
 //	// and at any time: s.Steer, s.Cancel, s.Compact, s.SetMode, s.SetModel, s.Status
+//	// for a resumed session's transcript: s.History
 //
 // There is one way to do each; the agents themselves are not handed out.
 //
@@ -56,7 +57,14 @@
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
 //     Close; the plan and goal controls (modes.go), with building plan
 //     mode (plan files in the main agent's home) and goal mode, their
-//     tools and reminders, for the main agent; the request broker (requests.go) turns the permission chain's
+//     tools and reminders, for the main agent; History (history.go), the
+//     main agent's conversation for a front end's replay;
+//   - the MCP servers a front end hands over (mcp.go, Options.MCPServers:
+//     the ACP client's): started at Open without blocking it, followed by
+//     the main agent's tool manager, WaitMCP, MCPServers, closed at Close
+//     (loading the MCP files is not here yet); and Options.TextFiles, the
+//     file seam of Read, Write and Edit alone (the ACP editor bridge);
+//   - the request broker (requests.go) turns the permission chain's
 //     approval requests and AskUserQuestion into events and hands the
 //     answers back; with Requests Declined (the zero value) nobody is
 //     asked: approvals are denied, questions dismissed.

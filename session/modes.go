@@ -114,6 +114,10 @@ func (s *Session) SetGoalBudget(ctx context.Context, b tools.GoalBudgetRequest) 
 	return err
 }
 
+// ExitPlanModeTool is the tool that ends plan mode, for a front end's
+// rules: a headless plan run allows it, nobody being there to review.
+const ExitPlanModeTool = tools.NameExitPlanMode
+
 // PlanState is plan mode as a front end sees it: whether it is on, the
 // plan id and the plan file (empty while off).
 type PlanState = planmode.State

@@ -18,6 +18,7 @@ import (
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
 )
 
@@ -43,6 +44,15 @@ type Options struct {
 	// Env is the OS seam of the agent's tools; nil means the local
 	// machine, in WorkDir.
 	Env osenv.Env
+	// TextFiles, when set, is the OS seam of the text-file tools (Read,
+	// Write, Edit) only: the ACP server's bridge to an editor's buffers
+	// (spec 06 §8.8). Everything else, the session's own files included,
+	// uses Env.
+	TextFiles osenv.Env
+	// MCPServers are MCP servers the front end hands over (the ACP
+	// client's); they start when the session opens, without blocking it
+	// (WaitMCP waits for them). Loading the MCP files is not here yet.
+	MCPServers []mcp.Server
 
 	// Resume is the id of a session to resume (-r, -S). A session recorded
 	// under another work dir is a CodeWorkDirMismatch error whose Hint is
@@ -136,6 +146,10 @@ type Session struct {
 	logger     *slog.Logger
 	// restoreMode is the mode Close restores (ModeForThisRun); "" none.
 	restoreMode permission.Mode
+	// mcp runs Options.MCPServers (nil without any); stopMCP stops the
+	// tool manager following it.
+	mcp     *mcp.Manager
+	stopMCP func()
 	// sandbox confines the agents' commands; nil when none was asked for.
 	sandbox *commandSandbox
 
@@ -277,6 +291,9 @@ func open(ctx context.Context, o Options, sum Summary, resuming bool, p plan) (*
 				err = errors.Join(err, cerr)
 			}
 		}
+		if cerr := s.closeMCP(context.WithoutCancel(ctx)); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
 		if serr := s.sandbox.Close(); serr != nil {
 			err = errors.Join(err, serr)
 		}
@@ -325,12 +342,16 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	s.bus = event.NewBus(event.BusOptions{})
 	s.broker = newBroker(s.bus)
 	s.models = newModels(o.Config, o.Version, s.id, s.logger)
+	s.startMCP(o)
 	ao, err := s.agentOptions(o, p, persistence)
 	if err != nil {
 		_ = persistence.Close(ctx) // nothing was written through it
 		return err
 	}
 	s.agent = agent.New(ao)
+	if s.mcp != nil {
+		s.mcp.Start(o.MCPServers)
+	}
 	if s.resumed {
 		res, err := s.agent.Resume(ctx, agent.ResumeOptions{Cards: o.Cards, CardTurns: o.CardTurns, Model: o.Model})
 		if err != nil {
@@ -565,7 +586,7 @@ func (s *Session) Close(ctx context.Context) error {
 				err = fmt.Errorf("restore the permission mode of session %s: %w", s.id, err)
 			}
 		}
-		err = errors.Join(err, s.agent.Close(ctx))
+		err = errors.Join(err, s.agent.Close(ctx), s.closeMCP(ctx))
 		if serr := s.sandbox.Close(); serr != nil {
 			err = errors.Join(err, serr)
 		}

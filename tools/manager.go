@@ -11,6 +11,7 @@ import (
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/workspace"
 )
 
@@ -78,6 +79,9 @@ type Options struct {
 	// UpdateGoal); only a main agent has one, so a subagent never sees
 	// the goal tools, whatever its profile names.
 	Goals Goals
+	// TextFiles, when set, replaces Base.Env for Read, Write and Edit
+	// (an editor's buffers through the ACP client, spec 06 §8.8).
+	TextFiles osenv.Env
 
 	// TODO(tools): SubagentLauncher (Agent, AgentSwarm) is added here with
 	// its tools (spec 05 §2.2).
@@ -130,10 +134,14 @@ func (m *Manager) Store() *Store { return m.opts.Store }
 // options (spec 05 §2.2); the caller holds mu or owns m.
 func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 	o := m.opts
+	text := o.Base
+	if o.TextFiles != nil {
+		text.Env = o.TextFiles
+	}
 	tools := []loop.ExecutableTool{
-		NewReadFile(o.Base),
-		NewWriteFile(o.Base),
-		NewEditFile(o.Base),
+		NewReadFile(text),
+		NewWriteFile(text),
+		NewEditFile(text),
 		NewGlob(o.Base),
 		NewGrep(o.Base),
 		NewBash(BashOptions{Base: o.Base, Background: o.Background, AllowBackground: m.allowBackground(),

@@ -13,8 +13,10 @@
 // the agent), and hand the session to internal/print; after that no code
 // of this package runs until the run ends (the error's wording and its
 // hints: session.StorageHint, providerHint). It imports no agent, tools
-// or profile package (deps_test.go). The interactive interface and `acp`
-// are not here yet.
+// or profile package (deps_test.go). `kimigo acp` (acp.go) loads the
+// configuration the same way and hands stdio to package acp; its logs go
+// to the log file only (acp_test.go drives it with the npm ACP client).
+// The interactive interface is not here yet.
 //
 // main calls sandbox.MaybeRunTrampoline first: a sandboxed command's
 // server is this program started again. safety.go holds the headless

@@ -29,6 +29,8 @@ Usage:
                                    repair the session index
   kimigo export [session-id] [-o path] [-y] [--no-include-global-log]
                                    write a session to a ZIP for a bug report
+  kimigo acp                       serve the Agent Client Protocol on stdio
+                                   for an editor
   kimigo trust [dir]               let this project's .kimi-code/local.toml add
                                    directories outside it
 

@@ -83,6 +83,8 @@ func run(args []string, p proc) int {
 		return runExport(o.commandArgs, env, p)
 	case "sessions":
 		return runSessions(o.commandArgs, env, p)
+	case "acp":
+		return runACP(o.commandArgs, env, p)
 	case "trust":
 		return runTrust(o.commandArgs, env, p)
 	default:

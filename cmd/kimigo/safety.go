@@ -7,7 +7,6 @@ import (
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/sandbox"
 	"github.com/kimigo/kimigo/session"
-	"github.com/kimigo/kimigo/tools"
 )
 
 // safetyOptions are the flags that say what a run may do without asking
@@ -132,7 +131,7 @@ func headlessSettings(o *options, cfg *config.Config) headless {
 	if o.plan {
 		// A headless plan run's plan is its answer: nobody is here to
 		// review it, so leaving plan mode is allowed rather than denied.
-		h.rules = append(h.rules, config.PermissionRule{Decision: config.DecisionAllow, Pattern: tools.NameExitPlanMode,
+		h.rules = append(h.rules, config.PermissionRule{Decision: config.DecisionAllow, Pattern: session.ExitPlanModeTool,
 			Origin: config.OriginUser, Source: "--plan"})
 	}
 	for _, v := range o.safety.allowed {

@@ -1,0 +1,119 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/session"
+)
+
+// Permission option ids (spec 06 §8.7); the order is the order offered.
+const (
+	optApproveOnce   = "approve_once"
+	optApproveAlways = "approve_always"
+	optReject        = "reject"
+	optSkip          = "skip"
+)
+
+var approvalOptions = []sdk.PermissionOption{
+	{OptionId: optApproveOnce, Name: "Approve once", Kind: sdk.PermissionOptionKindAllowOnce},
+	{OptionId: optApproveAlways, Name: "Approve for this session", Kind: sdk.PermissionOptionKindAllowAlways},
+	{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+}
+
+// approvalAnswer maps the client's choice to the session's answer. A
+// cancelled request is dismissed (the call does not run); ACP's "always"
+// means this session (ERRATA 10); an unknown option rejects.
+func approvalAnswer(resp sdk.RequestPermissionResponse) event.ApprovalAnswer {
+	o := resp.Outcome
+	if o.Selected == nil {
+		return event.ApprovalAnswer{Choice: event.Dismiss}
+	}
+	id := string(o.Selected.OptionId)
+	for _, opt := range approvalOptions {
+		if string(opt.OptionId) == id {
+			switch id {
+			case optApproveOnce:
+				return event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: opt.Name}
+			case optApproveAlways:
+				return event.ApprovalAnswer{Choice: event.ApproveSession, SelectedLabel: opt.Name}
+			}
+		}
+	}
+	switch id {
+	case "approve":
+		return event.ApprovalAnswer{Choice: event.ApproveOnce}
+	case "approve_for_session":
+		return event.ApprovalAnswer{Choice: event.ApproveSession}
+	}
+	return event.ApprovalAnswer{Choice: event.Reject, SelectedLabel: "Reject"}
+}
+
+// askApproval puts an approval request to the client and answers it. A
+// transport failure or a client error rejects the call; a request the
+// turn withdrew (ctx done) is not answered.
+func (l *live) askApproval(ctx context.Context, e event.ApprovalRequested) {
+	content := displayContent(e.Display)
+	content = append(content, textContent("Requesting approval to "+e.Action))
+	title := e.ToolName
+	resp, err := l.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id),
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: callID(e.TurnID, e.ToolCallID), Title: &title, Content: content},
+		Options:  approvalOptions})
+	if ctx.Err() != nil {
+		return
+	}
+	ans := event.ApprovalAnswer{Choice: event.Reject, Feedback: "The client could not be asked for approval."}
+	if err != nil {
+		l.log.Warn("acp: session/request_permission failed; rejecting", "tool", e.ToolName, "err", err)
+	} else {
+		ans = approvalAnswer(resp)
+	}
+	if err := l.s.AnswerApproval(e.RequestID, ans); err != nil && !errors.Is(err, session.ErrNoRequest) {
+		l.log.Warn("acp: answer approval", "err", err)
+	}
+}
+
+// askQuestion asks the first question of an AskUserQuestion call as a
+// permission request: one option per choice and a skip. A failure or a
+// skip dismisses the questions.
+func (l *live) askQuestion(ctx context.Context, e event.QuestionRequested) {
+	var answers map[string]string
+	defer func() {
+		if ctx.Err() != nil {
+			return
+		}
+		if err := l.s.AnswerQuestion(e.RequestID, answers); err != nil && !errors.Is(err, session.ErrNoRequest) {
+			l.log.Warn("acp: answer question", "err", err)
+		}
+	}()
+	if len(e.Questions) == 0 {
+		return
+	}
+	if len(e.Questions) > 1 {
+		l.log.Info("acp: only the first question is asked", "dropped", len(e.Questions)-1)
+	}
+	q := e.Questions[0]
+	var opts []sdk.PermissionOption
+	for i, o := range q.Options {
+		opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId("q_opt_" + strconv.Itoa(i)), Name: o.Label,
+			Kind: sdk.PermissionOptionKindAllowOnce})
+	}
+	opts = append(opts, sdk.PermissionOption{OptionId: optSkip, Name: "Skip", Kind: sdk.PermissionOptionKindRejectOnce})
+	title := "AskUserQuestion"
+	resp, err := l.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id),
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: callID(e.TurnID, e.ToolCallID), Title: &title,
+			Content: []sdk.ToolCallContent{textContent(q.Question)}},
+		Options: opts})
+	if err != nil || resp.Outcome.Selected == nil {
+		return
+	}
+	for i, o := range q.Options {
+		if string(resp.Outcome.Selected.OptionId) == "q_opt_"+strconv.Itoa(i) {
+			answers = map[string]string{q.Question: o.Label}
+		}
+	}
+}
