@@ -68,13 +68,17 @@ func (f *TurnFlow) turnWorker(t *activeTurn, input []llm.ContentPart, origin *hi
 		f.log.Warn("goal turn accounting failed", "error", err)
 	}
 	if g.OverBudget() {
+		f.release(t)
 		f.goalCall(g.MarkBlocked(ctx, reasonBudget))
 		return end
 	}
 	return f.driveGoal(t, f.allocate(), continuationPrompt(isMaxSteps(end)), goalOrigin())
 }
 
-// driveGoal runs goal turns until the goal is no longer active.
+// driveGoal runs goal turns until the goal is no longer active. A goal
+// that stops after a turn lets go of the turn slot before its change is
+// published: a front end that sees the goal paused or blocked may resume
+// it at once.
 func (f *TurnFlow) driveGoal(t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin) Result {
 	g, ctx := f.o.Goals, t.ctx
 	for {
@@ -91,9 +95,11 @@ func (f *TurnFlow) driveGoal(t *activeTurn, turnID int, input []llm.ContentPart,
 			f.goalCall(g.PauseOnInterrupt(ctx, reasonInterrupted))
 			return end
 		case r == event.EndFailed && !isMaxSteps(end):
+			f.release(t)
 			f.goalCall(g.PauseActive(context.WithoutCancel(ctx), pauseReason(end.Event.Error)))
 			return end
 		case r == event.EndBlocked || end.BlockedByUserPromptHook:
+			f.release(t)
 			f.goalCall(g.MarkBlocked(ctx, reasonPromptHook))
 			return end
 		}
@@ -101,6 +107,7 @@ func (f *TurnFlow) driveGoal(t *activeTurn, turnID int, input []llm.ContentPart,
 			return end
 		}
 		if g.OverBudget() {
+			f.release(t)
 			f.goalCall(g.MarkBlocked(ctx, reasonBudget))
 			return end
 		}
