@@ -11,6 +11,10 @@
 //     export`, the command that lists and asks, and `kimigo sessions`, each
 //     as a whole process) and
 //     resuming it (`kimigo -c -p continue`: wall time and peak RSS).
+//   - -scenario tui resumes a session of -messages messages in the
+//     interactive interface on a pseudo-terminal and measures the first
+//     frame, idle CPU over -idle, keystroke to screen, streaming frames per
+//     second, typing while a 10,000-line output arrives, and peak RSS.
 //   - -scenario soak runs one print-mode prompt of -steps tool round trips
 //     and samples the process's RSS and the records' size at fixed steps;
 //     -window gives the model a real context window, so the session
@@ -30,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 )
 
 func main() {
@@ -41,7 +46,7 @@ func main() {
 
 func run() error {
 	bin := flag.String("kimigo", "", "the kimigo binary to measure (required)")
-	scenario := flag.String("scenario", "", "huge or soak (required)")
+	scenario := flag.String("scenario", "", "huge, soak or tui (required)")
 	runs := flag.Int("n", 5, "measured runs (huge: resumes and listings; soak: whole soak runs)")
 	sizeMiB := flag.Int64("size", 500, "huge: size of the synthetic session in MiB")
 	steps := flag.Int("steps", 2000, "soak: tool round trips in the prompt")
@@ -50,6 +55,8 @@ func run() error {
 	lines := flag.Int("lines", 5, "soak: lines each Read asks for (1 to 1000; about 50 bytes each)")
 	keep := flag.String("keep", "", "keep the data root and work dir in this directory (it must not exist)")
 	reuse := flag.String("reuse", "", "huge: measure the session a -keep run left in this directory")
+	messages := flag.Int("messages", 5000, "tui: messages in the resumed session")
+	idle := flag.Duration("idle", 60*time.Second, "tui: how long the idle CPU is measured")
 	flag.Parse()
 	if *bin == "" {
 		return fmt.Errorf("-kimigo is required")
@@ -81,8 +88,10 @@ func run() error {
 			return fmt.Errorf("-wire must be %s or %s, not %q", wireOpenAI, wireAnthropic, *wire)
 		}
 		return soak(abs, tmp, soakOptions{steps: *steps, runs: *runs, window: *window, wire: *wire, lines: *lines})
+	case "tui":
+		return tuiBench(abs, tmp, tuiOptions{runs: *runs, messages: *messages, idle: *idle, keys: 200})
 	}
-	return fmt.Errorf("-scenario must be huge or soak, not %q", *scenario)
+	return fmt.Errorf("-scenario must be huge, soak or tui, not %q", *scenario)
 }
 
 // serve starts the fake model and returns its base URL.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,6 +58,24 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("parseArgs(%q) (-want +got):\n%s", tt.args, d)
 			}
 		})
+	}
+}
+
+// Positional arguments are the interactive interface's first prompt
+// (ERRATA 33); print mode refuses them in run.
+func TestParseArgsPositional(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"fix", "the tests"}, []string{"fix", "the tests"}},
+		{[]string{"-c", "go on"}, []string{"go on"}},
+		{[]string{"--", "-not an option"}, []string{"-not an option"}},
+	} {
+		o, err := parseArgs(tt.args)
+		if err != nil || !slices.Equal(o.args, tt.want) {
+			t.Errorf("parseArgs(%q) = %q, %v; want %q", tt.args, o.args, err, tt.want)
+		}
 	}
 }
 

@@ -23,9 +23,9 @@ func TestVersionAndHelpTouchNothing(t *testing.T) {
 	}
 }
 
-func TestInteractiveModeNotAvailable(t *testing.T) {
+func TestInteractiveNeedsATerminal(t *testing.T) {
 	r := newCLI(t).run()
-	want := "error: interactive mode is not available yet; use -p \"<prompt>\" to run one prompt\n"
+	want := "error: the interactive interface needs a terminal on stdin and stdout; use -p \"<prompt>\" to run one prompt\n"
 	if r.code != 1 || r.stderr != want || r.stdout != "" {
 		t.Errorf("got %v", r)
 	}

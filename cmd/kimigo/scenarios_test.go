@@ -112,7 +112,7 @@ func TestScenario8EnvOutputFormat(t *testing.T) {
 		t.Errorf("xml: %v", r)
 	}
 	if r := c.run(); r.code != 1 || strings.Contains(r.stderr, "KIMI_MODEL_OUTPUT_FORMAT") ||
-		!strings.Contains(r.stderr, "interactive mode is not available yet") {
+		!strings.Contains(r.stderr, "the interactive interface needs a terminal") {
 		t.Errorf("the interactive command must ignore the variable: %v", r)
 	}
 	c.env["KIMI_MODEL_OUTPUT_FORMAT"] = "stream-json"
@@ -124,11 +124,14 @@ func TestScenario8EnvOutputFormat(t *testing.T) {
 	}
 }
 
+// Scenario 9 with ERRATA 33: a positional argument is the interactive
+// interface's first prompt (here without a terminal), and print mode
+// refuses one.
 func TestScenario9UnknownCommandAndOption(t *testing.T) {
 	c := newCLI(t)
-	// A positional is the interactive interface's first prompt (ERRATA 33).
-	if r := c.run("frobnicate"); r.code != 1 ||
-		r.stderr != "error: interactive mode is not available yet; to run this prompt in print mode: kimigo -p frobnicate\n" {
+	// A positional is the interactive interface's first prompt (ERRATA 33),
+	// which needs a terminal.
+	if r := c.run("frobnicate"); r.code != 1 || !strings.HasPrefix(r.stderr, "error: the interactive interface needs a terminal") {
 		t.Errorf("frobnicate: %v", r)
 	}
 	if r := c.run("--frob"); r.code != 1 || r.stderr != "error: unknown option '--frob'\n" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/kimigo/kimigo/config"
@@ -13,31 +14,53 @@ import (
 // its config.toml exist, and loads the configuration with print mode's
 // defaults (spec 06 §1.6.1 steps 2–3). Load warnings go to stderr.
 func (r *printRun) configure() error {
-	wd, err := r.p.getwd()
-	if err != nil {
-		return fmt.Errorf("find the working directory: %w", err)
-	}
-	r.workDir = wd
-	userHome, _ := r.p.userHome() // unknown only matters without KIMIGO_HOME, and HomeDir says so
-	home, err := config.HomeDir(r.env, userHome)
+	st, err := loadSetup(r.p, r.env, r.logs, r.level, r.logger, func(msg string) { r.warn(msg, true) })
+	r.workDir, r.home = st.workDir, st.home
 	if err != nil {
 		return err
 	}
-	r.home = absolute(wd, home)
-	r.logs.switchTo(filepath.Join(r.home, "logs", "kimigo.log"))
-	if err := config.EnsureHome(osenv.LocalFS{}, r.home); err != nil {
-		return err
-	}
-	cfg, warnings, err := config.Load(config.LoadOptions{Home: r.home, Env: r.env, Logger: r.logger})
-	for _, w := range warnings {
-		r.warn(w.Message, true)
-	}
-	if err != nil {
-		return err
-	}
-	r.level.Set(logLevel(cfg.Env.LogLevel))
-	r.cfg = cfg.WithPrintDefaults()
+	r.cfg = st.cfg.WithPrintDefaults()
 	return nil
+}
+
+// setup is what every run finds before it opens a session: the work dir,
+// the data root and the loaded configuration.
+type setup struct {
+	workDir, home string
+	cfg           *config.Config
+}
+
+// loadSetup finds the work dir and the data root, makes sure the root and
+// its config.toml exist, points the log at <root>/logs/kimigo.log, loads
+// the configuration and sets the log level from it. Load warnings go to
+// warn. What was found is returned with the error.
+func loadSetup(p proc, env config.Env, logs *logFile, level *slog.LevelVar, logger *slog.Logger, warn func(string)) (setup, error) {
+	var st setup
+	wd, err := p.getwd()
+	if err != nil {
+		return st, fmt.Errorf("find the working directory: %w", err)
+	}
+	st.workDir = wd
+	userHome, _ := p.userHome() // unknown only matters without KIMIGO_HOME, and HomeDir says so
+	home, err := config.HomeDir(env, userHome)
+	if err != nil {
+		return st, err
+	}
+	st.home = absolute(wd, home)
+	logs.switchTo(filepath.Join(st.home, "logs", "kimigo.log"))
+	if err := config.EnsureHome(osenv.LocalFS{}, st.home); err != nil {
+		return st, err
+	}
+	cfg, warnings, err := config.Load(config.LoadOptions{Home: st.home, Env: env, Logger: logger})
+	for _, w := range warnings {
+		warn(w.Message)
+	}
+	if err != nil {
+		return st, err
+	}
+	level.Set(logLevel(cfg.Env.LogLevel))
+	st.cfg = cfg
+	return st, nil
 }
 
 // providerHint says what to check when the model service refused the

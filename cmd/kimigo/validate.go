@@ -76,14 +76,3 @@ func outputFormat(o *options, env config.Env) print.Format {
 	}
 	return print.FormatText
 }
-
-// interactiveUnavailable is the error of `kimigo` without -p until the
-// interactive interface exists: it shows the print-mode form of what was
-// typed.
-func interactiveUnavailable(o *options) error {
-	if len(o.args) == 0 {
-		return &usageError{msg: `interactive mode is not available yet; use -p "<prompt>" to run one prompt`}
-	}
-	return usagef("interactive mode is not available yet; to run this prompt in print mode: kimigo -p %s",
-		shellQuote(strings.Join(o.args, " ")))
-}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/session"
+	"github.com/kimigo/kimigo/ui/term"
+	"github.com/kimigo/kimigo/ui/tui"
+)
+
+// replayTurns is how many user turns a resumed session shows (spec 06
+// §5.1).
+const replayTurns = 10
+
+// shellRun is one interactive run: kimigo without -p (spec 06 §5).
+type shellRun struct {
+	o       *options
+	env     config.Env
+	p       proc
+	logs    *logFile
+	logger  *slog.Logger
+	setup   setup
+	store   *session.Store
+	notices []tui.Notice
+}
+
+// runInteractive runs the interactive interface and returns the exit
+// code. Everything that can fail before the interface takes the terminal
+// (the configuration, the session, the model) is reported in the startup
+// error format with nothing drawn.
+func runInteractive(o *options, env config.Env, p proc) int {
+	logs := &logFile{}
+	defer logs.Close()
+	level := &slog.LevelVar{}
+	r := &shellRun{o: o, env: env, p: p, logs: logs, logger: newLogger(logs, level)}
+	in, inOK := p.stdin.(*os.File)
+	out, outOK := p.stdout.(*os.File)
+	if !inOK || !outOK {
+		return printUsageError(p.stderr, needsTerminal())
+	}
+	if _, err := term.OpenTTY(in, out); err != nil {
+		return printUsageError(p.stderr, needsTerminal())
+	}
+	st, err := loadSetup(p, env, logs, level, r.logger, func(msg string) {
+		r.notices = append(r.notices, tui.Notice{Text: msg, Warning: true})
+	})
+	r.setup = st
+	if err != nil {
+		return r.fail(err)
+	}
+	r.store = session.NewStore(session.StoreOptions{Root: st.home, Logger: r.logger,
+		OnWarning: func(msg string) { r.notices = append(r.notices, tui.Notice{Text: msg, Warning: true}) }})
+	settings, notes := tui.LoadSettings(filepath.Join(st.home, "tui.toml"), func(k string) string { return env[k] })
+	r.notices = append(r.notices, notes...)
+	if o.plan {
+		r.notices = append(r.notices, tui.Notice{Text: "Plan mode is not available in this version yet; --plan was ignored.", Warning: true})
+	}
+
+	opts := tui.Options{Store: r.store, Home: st.home, WorkDir: st.workDir, Version: versionString(), TUI: settings,
+		Prompt: strings.Join(o.args, " "), Logger: r.logger, Stderr: p.stderr, Models: modelChoices(st.cfg)}
+	opts.UserHome, _ = p.userHome()
+	opts.Open = func(ctx context.Context, id string) (tui.Opened, error) {
+		s, err := r.open(ctx, id, false, true)
+		if err != nil {
+			return tui.Opened{}, err
+		}
+		return r.opened(s), nil
+	}
+	id, given := o.sessionID()
+	if given && id == "" {
+		opts.Picker = true // -r or -S without an id
+	} else {
+		opts.Notices = r.notices
+		r.notices = nil
+		opts.Start = func(ctx context.Context) (tui.Opened, error) {
+			s, err := r.open(ctx, id, o.cont && id == "", false)
+			if err != nil {
+				return tui.Opened{}, err
+			}
+			return r.opened(s), nil
+		}
+	}
+	code, err := tui.Run(context.Background(), opts, in, out, p.environ())
+	var start *tui.StartError
+	switch {
+	case errors.As(err, &start):
+		r.notices = append(opts.Notices, r.notices...)
+		var se *session.Error
+		if errors.As(start.Err, &se) && se.Code == session.CodeWorkDirMismatch {
+			fmt.Fprintf(p.stderr, "%s\n  %s\n", se.Error(), se.Hint())
+		}
+		return r.fail(start.Err)
+	case err != nil:
+		r.logger.Error("interactive run", "err", err)
+		if code == tui.ExitCrash {
+			fmt.Fprintf(p.stderr, "error: %v\nSee log: %s\n", err, filepath.Join(st.home, "logs", "kimigo.log"))
+		}
+	}
+	return code
+}
+
+// needsTerminal is the error of kimigo without -p off a terminal.
+func needsTerminal() error {
+	return usagef(`the interactive interface needs a terminal on stdin and stdout; use -p "<prompt>" to run one prompt`)
+}
+
+// open opens session id, the latest one (cont) or a new one. fresh says
+// the user asked for it from inside the interface (/new, the picker):
+// the command line's --agent does not carry over.
+func (r *shellRun) open(ctx context.Context, id string, cont, fresh bool) (*session.Session, error) {
+	var mode event.PermissionMode
+	switch {
+	case r.o.auto:
+		mode = event.ModeAuto
+	case r.o.yolo:
+		mode = event.ModeYolo
+	}
+	userHome, _ := r.p.userHome()
+	so := session.Options{Config: r.setup.cfg, Store: r.store, Home: r.setup.home, WorkDir: r.setup.workDir,
+		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: mode,
+		Requests: session.Answered, Version: versionString(), Cards: true, CardTurns: new(replayTurns),
+		Logger: r.logger, LogTo: r.logs.switchTo,
+		Notify: func(n session.Notice) { r.notices = append(r.notices, tui.Notice{Text: n.Text, Warning: n.Warning}) }}
+	if !fresh {
+		so.Agent, so.AgentFiles = r.o.agent, r.o.agentFiles
+	}
+	if fresh && id != "" {
+		so.Model = "" // a session the picker resumes keeps its own model
+	}
+	return session.Open(ctx, so)
+}
+
+// opened is what the interface shows of a session it opened.
+func (r *shellRun) opened(s *session.Session) tui.Opened {
+	o := tui.Opened{Session: s, Replay: s.TakeTranscript(), Resumed: s.Resumed(), Notices: r.notices,
+		Model: s.Model().Alias}
+	o.Effort, o.Thinking = thinkingOf(s.Model())
+	for _, w := range s.Warnings() {
+		o.Notices = append(o.Notices, tui.Notice{Text: w, Warning: true})
+	}
+	r.notices = nil
+	return o
+}
+
+// fail reports a failure before the interface started.
+func (r *shellRun) fail(err error) int {
+	for _, n := range r.notices { // the load warnings came before the failure
+		if n.Warning {
+			fmt.Fprintln(r.p.stderr, "Warning: "+n.Text)
+		} else {
+			fmt.Fprintln(r.p.stderr, n.Text)
+		}
+	}
+	logPath := ""
+	if r.setup.home != "" {
+		logPath = filepath.Join(r.setup.home, "logs", "kimigo.log")
+		r.logs.switchTo(logPath)
+		r.logger.Error("interactive start failed", "err", err)
+	}
+	var se *session.Error
+	if errors.As(err, &se) && se.Code != session.CodeWorkDirMismatch && se.Hint() != "" {
+		err = &startupError{op: "start shell", err: err, hint: se.Hint()}
+	} else if hint := session.StorageHint(err, r.setup.home, ""); hint != "" {
+		err = &startupError{op: "start shell", err: err, hint: hint}
+	} else {
+		var st *startupError
+		if !errors.As(err, &st) {
+			err = &startupError{op: "start shell", err: err}
+		}
+	}
+	return report(r.p.stderr, err, logPath, r.p.stderrColour)
+}
+
+// thinkingOf is what the footer says of a model's thinking: a level when
+// the model has levels, else only whether it is on.
+func thinkingOf(m config.Model) (effort string, on bool) {
+	e := m.InitialThinking()
+	if slices.Contains(m.SupportEfforts, e) {
+		return e, true
+	}
+	return "", e != "" && e != "off"
+}
+
+// modelChoices are the configured models /model offers, by alias, and
+// the built-in offline model.
+func modelChoices(cfg *config.Config) []tui.ModelChoice {
+	var out []tui.ModelChoice
+	aliases := make([]string, 0, len(cfg.Models))
+	for a := range cfg.Models {
+		aliases = append(aliases, a)
+	}
+	slices.Sort(aliases)
+	for _, a := range aliases {
+		m, err := cfg.Resolve(a)
+		if err != nil {
+			continue
+		}
+		out = append(out, tui.ModelChoice{Alias: a, Display: m.DisplayName, Efforts: m.SupportEfforts})
+	}
+	if m, err := cfg.Resolve(config.OfflineAlias); err == nil && !slices.ContainsFunc(out, func(c tui.ModelChoice) bool { return c.Alias == m.Alias }) {
+		out = append(out, tui.ModelChoice{Alias: m.Alias, Display: m.DisplayName})
+	}
+	return out
+}

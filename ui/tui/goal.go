@@ -1,0 +1,131 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/session"
+	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/ui/render"
+)
+
+// goaler is a session with goal mode (/goal; spec 06 §5.11);
+// *session.Session is one.
+type goaler interface {
+	StartGoal(ctx context.Context, objective string, replace bool) error
+	Goal() *event.Goal
+	PauseGoal(ctx context.Context) error
+	ResumeGoal(ctx context.Context) error
+	CancelGoal(ctx context.Context) (*event.Goal, error)
+	SetGoalBudget(ctx context.Context, b tools.GoalBudgetRequest) error
+}
+
+// cmdGoal is /goal: the grammar is the session's (shared with print
+// mode); starting and resuming a goal run a turn, so they wait for the
+// running one. The goal's changes show as they arrive (goalUpdated).
+func cmdGoal(c *Ctx, args string) tea.Cmd {
+	m := c.m
+	g, ok := m.sess.(goaler)
+	if !ok {
+		c.Warn("This session has no goal mode.")
+		return nil
+	}
+	cmd, ok, err := session.ParseGoalCommand(strings.TrimSpace("/goal " + args))
+	if err != nil {
+		c.Fail(err.Error())
+		return nil
+	}
+	if !ok {
+		c.Fail(fmt.Sprintf("/goal does not understand %q.", args))
+		return nil
+	}
+	refuse := func(what string) bool {
+		if m.busy() {
+			c.Warn(fmt.Sprintf("Cannot %s while streaming — press Esc or Ctrl-C first.", what))
+			return true
+		}
+		return false
+	}
+	switch cmd.Kind {
+	case session.GoalStatus:
+		c.Info(goalSummary(g.Goal()))
+	case session.GoalCreate, session.GoalReplace:
+		if refuse("start a goal") {
+			return nil
+		}
+		m.print(render.UserMessage(m.theme, cmd.Objective, m.width, false))
+		m.prompts = append(m.prompts, cmd.Objective)
+		m.content = true
+		m.turn = &turnState{id: -1, started: m.now(), phase: phaseWaiting}
+		replace := cmd.Kind == session.GoalReplace
+		return tea.Batch(m.call("prompt", func(ctx context.Context) error { return g.StartGoal(ctx, cmd.Objective, replace) }), m.animate())
+	case session.GoalPause:
+		return c.Call("goal", func(ctx context.Context, _ Session) error { return g.PauseGoal(ctx) })
+	case session.GoalResume:
+		if refuse("resume the goal") {
+			return nil
+		}
+		return c.Call("goal", func(ctx context.Context, _ Session) error { return g.ResumeGoal(ctx) })
+	case session.GoalCancel:
+		return c.Call("goal", func(ctx context.Context, _ Session) error {
+			_, err := g.CancelGoal(ctx)
+			return err
+		})
+	case session.GoalBudget:
+		return c.Call("goal", func(ctx context.Context, _ Session) error { return g.SetGoalBudget(ctx, cmd.Budget) })
+	default: // next, next manage: the queue of goals is not built yet
+		c.Warn("A queue of goals (/goal next) is not available in this version of kimigo yet.")
+	}
+	return nil
+}
+
+// goalSummary is one line on the goal: its status, objective and the
+// work done against its budgets.
+func goalSummary(g *event.Goal) string {
+	if g == nil {
+		return "No goal. Start one with /goal <objective>."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Goal (%s): %s · %d %s", g.Status, g.Objective, g.TurnsUsed, plural(g.TurnsUsed, "turn", "turns"))
+	if g.TurnBudget != nil {
+		fmt.Fprintf(&b, " of %d", *g.TurnBudget)
+	}
+	fmt.Fprintf(&b, " · %d tokens", g.TokensUsed)
+	if g.TokenBudget != nil {
+		fmt.Fprintf(&b, " of %d", *g.TokenBudget)
+	}
+	if g.TerminalReason != "" {
+		b.WriteString(" · " + g.TerminalReason)
+	}
+	return b.String()
+}
+
+// goalUpdated shows a change of the goal's status or its completion; a
+// snapshot without a change (work counted) shows nothing.
+func (m *Model) goalUpdated(e event.GoalUpdated) {
+	c := e.Change
+	if c == nil {
+		return
+	}
+	text := "Goal " + c.Status
+	if c.Status == "" {
+		text = "Goal " + c.Kind
+	}
+	if c.Stats != nil {
+		text += fmt.Sprintf(" after %d %s and %d tokens", c.Stats.TurnsUsed, plural(c.Stats.TurnsUsed, "turn", "turns"), c.Stats.TokensUsed)
+	}
+	if c.Reason != "" {
+		text += ": " + c.Reason
+	}
+	level := render.Info
+	switch c.Status {
+	case "complete":
+		level = render.Success
+	case "blocked":
+		level = render.Warning
+	}
+	m.notice(level, text+".")
+}
