@@ -90,9 +90,6 @@ func run(args []string, p proc) int {
 	default:
 		return printUsageError(p.stderr, usagef("'kimigo %s' is not available yet", o.command))
 	}
-	if o.promptMode() && len(o.args) > 0 {
-		return printUsageError(p.stderr, unknownCommand(o.args[0]))
-	}
 	if err := validate(o, env); err != nil {
 		return printUsageError(p.stderr, err)
 	}
