@@ -1,9 +1,12 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 
 	"github.com/kimigo/kimigo/osenv"
 )
@@ -50,7 +53,7 @@ func Check(fsys osenv.FS, path string, explicit bool) CheckResult {
 	if err != nil {
 		return CheckResult{Path: path, Status: CheckError, Messages: []string{err.Error()}}
 	}
-	_, d := decodeStrict(path, p, src)
+	cfg, d := decodeStrict(path, p, src)
 	r.Issues = append(append(r.Issues, d.issues...), d.ruleIssues...)
 	sortIssues(r.Issues, p.order)
 	if len(r.Issues) > 0 {
@@ -61,6 +64,10 @@ func Check(fsys osenv.FS, path string, explicit bool) CheckResult {
 		}
 		return r
 	}
+	if problems := runProblems(cfg); len(problems) > 0 {
+		r.Status = CheckError
+		r.Messages = append([]string{"Valid, but these providers cannot run:"}, problems...)
+	}
 	for _, w := range d.notes {
 		r.Messages = append(r.Messages, w.Message)
 	}
@@ -68,4 +75,40 @@ func Check(fsys osenv.FS, path string, explicit bool) CheckResult {
 		r.Messages = append(r.Messages, fmt.Sprintf("Unknown key %s in %s", formatPath(k), path))
 	}
 	return r
+}
+
+// runProblems are the providers of a valid configuration that cannot
+// serve a request: a type this kimigo does not speak, or no API key for
+// an endpoint that is not on this machine (issue 15 item 10).
+func runProblems(c *Config) []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(c.Providers)) {
+		p := c.Providers[name]
+		switch p.Type {
+		case ProviderKimi, ProviderOpenAI, ProviderAnthropic:
+		default:
+			out = append(out, fmt.Sprintf("  providers.%s: type %q is not supported by this kimigo; "+
+				"use kimi, openai or anthropic (an OpenAI-compatible endpoint works as openai)", name, p.Type))
+			continue
+		}
+		if p.APIKey != "" || p.OAuth != nil || hasKeyFallback(p) {
+			continue
+		}
+		base := cmp.Or(p.BaseURL, p.Env[baseURLKey(p.Type)], defaultBaseURL(p.Type))
+		if !isLoopback(base) {
+			out = append(out, fmt.Sprintf("  providers.%s: no api_key for %s; requests will be refused. "+
+				"Set api_key in the [providers.%s] table", name, base, name))
+		}
+	}
+	return out
+}
+
+// hasKeyFallback reports an API key among a provider's env fallbacks.
+func hasKeyFallback(p Provider) bool {
+	for _, k := range apiKeyNames(p.Type) {
+		if p.Env[k] != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -103,6 +103,10 @@ func parseDecimal(s string) (int, bool) {
 // config key of their own. Variables that override a config key are folded
 // into the Config fields instead (see overrides.go).
 type EnvSettings struct {
+	// ForeignKeys are the other agents' API key variables that are set
+	// (OPENAI_API_KEY, ANTHROPIC_API_KEY, MOONSHOT_API_KEY), in that
+	// order; kimigo does not use them, but the offline notice names them.
+	ForeignKeys []string
 	// Script is KIMIGO_SCRIPT: the offline model's script file, "" for the
 	// built-in demo.
 	Script string
@@ -173,6 +177,7 @@ func readEnvSettings(e Env) (EnvSettings, error) {
 		DisableCron:         e.get(envDisableCron) == "1",
 		Cron: CronSettings{ManualTick: e.get(envCronManualTick) == "1", NoJitter: e.get(envCronNoJitter) == "1",
 			NoStale: e.get(envCronNoStale) == "1"},
+		ForeignKeys: foreignKeys(e),
 		Proxy: ProxySettings{
 			HTTPProxy:  e.first("HTTP_PROXY", "http_proxy"),
 			HTTPSProxy: e.first("HTTPS_PROXY", "https_proxy"),

@@ -119,6 +119,42 @@ func (m Model) Headers(version string) map[string]string {
 const OfflineNotice = "No model configured; using the built-in offline model. " +
 	"Set default_model in config.toml to use a real provider."
 
+// foreignKeyTypes are the API key variables of other tools, with the
+// KIMI_MODEL_PROVIDER_TYPE and a model id that would use each.
+var foreignKeyTypes = []struct{ name, provider, model string }{
+	{"OPENAI_API_KEY", "openai", "gpt-4.1"},
+	{"ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-5"},
+	{"MOONSHOT_API_KEY", "kimi", "kimi-k2-0905-preview"},
+}
+
+func foreignKeys(e Env) []string {
+	var out []string
+	for _, k := range foreignKeyTypes {
+		if e.get(k.name) != "" {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// OfflineNoticeText is OfflineNotice for this configuration: when the
+// environment holds another tool's API key, it names the key and shows
+// the KIMI_MODEL_* line that would use it (issue 15 item 10).
+func (c *Config) OfflineNoticeText() string {
+	var b strings.Builder
+	b.WriteString(OfflineNotice)
+	for _, name := range c.Env.ForeignKeys {
+		for _, k := range foreignKeyTypes {
+			if k.name == name {
+				fmt.Fprintf(&b, "\n%s is set, but kimigo does not read it; to use it:\n"+
+					"  export KIMI_MODEL_PROVIDER_TYPE=%s KIMI_MODEL_NAME=%s KIMI_MODEL_API_KEY=\"$%s\"",
+					name, k.provider, k.model, name)
+			}
+		}
+	}
+	return b.String()
+}
+
 // offlineContext is the offline model's window.
 const offlineContext = 262144
 
@@ -201,6 +237,15 @@ func (c *Config) endpoint(alias, name string, p Provider, eff ModelEntry, transp
 	m.BaseURL = firstNonBlank(eff.BaseURL, p.BaseURL, p.Env[baseURLKey(transport)], defaultBaseURL(transport))
 	if transport == ProviderAnthropic && p.Type != ProviderAnthropic {
 		m.BaseURL = strings.TrimSuffix(strings.TrimSuffix(m.BaseURL, "/"), "/v1")
+	}
+	if trimmed := strings.TrimSuffix(m.BaseURL, "/"); transport == ProviderAnthropic && strings.HasSuffix(trimmed, "/v1") {
+		// The wire appends /v1/messages: this would post to /v1/v1/messages.
+		where := fmt.Sprintf("the base_url of provider %q", name)
+		if alias == EnvModelAlias {
+			where = "KIMI_MODEL_BASE_URL"
+		}
+		return Model{}, invalidf(c.Path, "%s is %q, which ends in /v1, but the anthropic wire adds /v1/messages itself: "+
+			"set it to %q.", where, m.BaseURL, strings.TrimSuffix(trimmed, "/v1"))
 	}
 	if p.OAuth != nil {
 		if strings.TrimSpace(p.APIKey) != "" {

@@ -208,6 +208,9 @@ func StatusError(status int, h http.Header, body []byte) *Error {
 		// the markup around it says nothing.
 		line := strings.TrimPrefix(BodySummary(body), strconv.Itoa(status)+" ")
 		e.Message = fmt.Sprintf("%d %s (HTML page)", status, line)
+	case strings.Contains(text, "\n"):
+		// A page of text (issue 15 item 11): its first line, not the page.
+		e.Message = fmt.Sprintf("%d %s (first line of the body)", status, BodySummary(body))
 	default:
 		if len(text) > maxErrorBody {
 			text = truncateUTF8(text, maxErrorBody)

@@ -18,8 +18,8 @@ type MaxStepsExceededError struct {
 }
 
 func (e *MaxStepsExceededError) Error() string {
-	return fmt.Sprintf("the turn reached its step limit (maxSteps=%d) before the model finished; "+
-		"raise loop_control.max_steps_per_turn in config.toml (0 means no limit) and run /reload", e.MaxSteps)
+	return fmt.Sprintf("the turn reached its step limit of %d steps before the model finished; "+
+		"raise loop_control.max_steps_per_turn in config.toml (0 means no limit)", e.MaxSteps)
 }
 
 // Code returns CodeMaxStepsExceeded.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/injection"
@@ -115,10 +116,11 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		}
 		pc.Sandbox = in.sandbox
 		pc.Skills = in.skills
-		return ps.profile.SystemPrompt(pc)
+		s, err := ps.profile.SystemPrompt(pc)
+		return appendPrompt(s, o.AppendSystemPrompt), err
 	}
 	p.config = agent.Config{Cwd: o.WorkDir, ProfileName: ps.profile.Name, SubagentNames: ps.subagents,
-		SystemPrompt: ps.prompt}
+		SystemPrompt: appendPrompt(ps.prompt, o.AppendSystemPrompt)}
 	return p, nil
 }
 
@@ -134,7 +136,7 @@ func (p *plan) selectModel(o Options, resuming bool) error {
 		var implicit bool
 		p.model, implicit, err = o.Config.SelectModel("")
 		if implicit {
-			o.Notify(Notice{Text: config.OfflineNotice})
+			o.Notify(Notice{Text: o.Config.OfflineNoticeText()})
 		}
 	default:
 		return nil
@@ -172,6 +174,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 	logger := s.logger
 	rt := newRuntime(o.Config, s.store.fs, o.Env, home, s)
 	s.rt = rt
+	fetcher := tools.NewLocalFetcher(tools.FetcherOptions{}) // public addresses only
 	pm, gs := s.modes(o, home)
 	s.sandbox = newCommandSandbox(o.Sandbox, func() workspace.Dirs { return ws }, func(msg string) {
 		logger.Warn("command sandbox unavailable", "err", msg)
@@ -198,6 +201,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Background:     rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
 				Cron:   rt.cron,
 				Skills: p.skills, SessionID: s.id,
+				Fetcher: fetcher,
 			})
 			m.SetActiveTools(p.active)
 			s.mcpFollow = m.FollowMCP(s.mcp, func(err error) { logger.Warn("MCP tool dropped", "err", err) })
@@ -271,4 +275,13 @@ func union(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// appendPrompt is the system prompt with the user's addition after a
+// blank line; no addition leaves it as it is.
+func appendPrompt(system, addition string) string {
+	if strings.TrimSpace(addition) == "" {
+		return system
+	}
+	return strings.TrimRight(system, "\n") + "\n\n" + strings.TrimSpace(addition) + "\n"
 }

@@ -120,7 +120,8 @@
 //     Reindex; and CheckLogs (check.go), doctor's read-only check of every
 //     agent's records;
 //   - state.json (state.go): whole-file atomic writes, unknown fields kept;
-//     the title and lastPrompt of a prompt, sanitized (title.go);
+//     the title, lastPrompt and turns count of a prompt, sanitized
+//     (title.go), so a listing shows a session's size without its records;
 //   - lookups and listings (summary.go): Get, Find (the work dir's bucket
 //     first, then the index), List and Latest in spec 06 §4.2 order;
 //   - the session lock <session>/.lock (lock.go), held while a Session is
@@ -197,6 +198,9 @@
 //     fails is a status, never a failed open (mcp_test.go
 //     TestSessionLoadsMCPLayers; through the binary against the npm
 //     servers, cmd/kimigo extensions_test.go).
+//   - A prompt that cannot fit the model's window with the conversation is
+//     refused with CodePromptTooLarge and the amount, and nothing is sent
+//     (cmd/kimigo TestS15PromptLargerThanTheWindow).
 //   - Plan mode starts with --plan for any session and with
 //     default_plan_mode for new ones only; a resume restores it with the
 //     same plan id and file, and the goal paused (modes_test.go

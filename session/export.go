@@ -42,14 +42,14 @@ type ExportOptions struct {
 }
 
 // Manifest is manifest.json, the first entry of an export (spec 06 §4.4).
-// Field names are kept as upstream tooling reads them.
+// Field names are upstream's, but for the runtime's version (goVersion).
 type Manifest struct {
 	SessionID            string            `json:"sessionId"`
 	ExportedAt           string            `json:"exportedAt"`
 	KimiCodeVersion      string            `json:"kimiCodeVersion,omitempty"`
 	WireProtocolVersion  string            `json:"wireProtocolVersion"`
 	OS                   string            `json:"os"`
-	NodejsVersion        string            `json:"nodejsVersion"`
+	GoVersion            string            `json:"goVersion"`
 	SessionFirstActivity string            `json:"sessionFirstActivity,omitempty"`
 	SessionLastActivity  string            `json:"sessionLastActivity,omitempty"`
 	Title                string            `json:"title,omitempty"`
@@ -74,6 +74,9 @@ func DefaultExportName(id string, now time.Time) string {
 // temporary file beside out and renamed over it, so a failure leaves no
 // partial archive.
 func (s *Store) ExportFile(ctx context.Context, sum Summary, out string, opts ExportOptions) error {
+	if fi, err := s.fs.Stat(out); err == nil && fi.IsDir() {
+		return fmt.Errorf("export session %s: %s is a directory; name a file to write the ZIP to", sum.ID, out)
+	}
 	if err := s.fs.MkdirAll(filepath.Dir(out), 0o700); err != nil {
 		return fmt.Errorf("export session %s: %w", sum.ID, err)
 	}
@@ -152,7 +155,7 @@ func (s *Store) manifest(sum Summary, opts ExportOptions, now time.Time, hasSess
 		KimiCodeVersion:     opts.Version,
 		WireProtocolVersion: records.ProtocolVersion,
 		OS:                  runtime.GOOS + " " + runtime.GOARCH,
-		NodejsVersion:       strings.TrimPrefix(runtime.Version(), "go"),
+		GoVersion:           strings.TrimPrefix(runtime.Version(), "go"),
 		Title:               sum.Title,
 		WorkspaceDir:        sum.WorkDir,
 		InstallSource:       opts.InstallSource,

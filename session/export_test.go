@@ -108,7 +108,7 @@ func TestS35ExportZip(t *testing.T) {
 	}
 	for k, v := range map[string]any{"sessionId": s.ID(), "workspaceDir": r.workDir, "kimiCodeVersion": "0.1.0",
 		"wireProtocolVersion": "1.4", "os": runtime.GOOS + " " + runtime.GOARCH, "title": "hi",
-		"nodejsVersion":  strings.TrimPrefix(runtime.Version(), "go"),
+		"goVersion":      strings.TrimPrefix(runtime.Version(), "go"),
 		"sessionLogPath": "logs/kimigo.log", "globalLogPath": "logs/global/kimigo.log"} {
 		if m[k] != v {
 			t.Errorf("manifest %s = %v, want %v", k, m[k], v)

@@ -112,7 +112,7 @@ func checkAgentFiles(env osenv.Env, files []string, workDir string) error {
 		data, err := env.ReadFile(p)
 		if err != nil {
 			//lint:ignore ST1005 the wording is spec 06 §1.4's
-			return fmt.Errorf("Failed to read agent file %q: %w", f, err)
+			return &InputError{Err: fmt.Errorf("Failed to read agent file %q: %w", f, err)}
 		}
 		if _, err := agentfile.Parse(p, agentfile.SourceExplicit, data); err != nil {
 			//lint:ignore ST1005 the wording is spec 06 §1.4's

@@ -68,6 +68,11 @@ type Options struct {
 	// agent files to load (--agent-file).
 	Agent      string
 	AgentFiles []string
+	// AppendSystemPrompt is added, after a blank line, to a new session's
+	// system prompt (--append-system-prompt), which its records keep; a
+	// resumed session keeps the prompt it has, and giving it one is an
+	// error.
+	AppendSystemPrompt string
 	// AddDirs are this run's --add-dir directories, absolute or relative
 	// to WorkDir; each must exist. A new session records them; a resumed
 	// one uses them for this run only.
@@ -220,6 +225,8 @@ func (o Options) check() error {
 		return fmt.Errorf("open session: work dir %q is not absolute", o.WorkDir)
 	case o.Resume != "" && o.Continue:
 		return errors.New("open session: both a session id and continue given")
+	case o.AppendSystemPrompt != "" && (o.Resume != "" || o.Continue):
+		return errors.New("open session: a system prompt addition is for a new session only")
 	}
 	return nil
 }
@@ -489,6 +496,9 @@ func (s *Session) State() (State, error) { return readState(s.store.fs, s.dir) }
 // updated from it; a failure to write them is logged, not returned: the
 // prompt already runs. What the turn does arrives as events.
 func (s *Session) Prompt(ctx context.Context, input []llm.ContentPart) error {
+	if err := s.checkPromptSize(input); err != nil {
+		return err
+	}
 	if err := s.waitMCP(ctx); err != nil {
 		return err
 	}
@@ -631,4 +641,51 @@ func (s *Session) Close(ctx context.Context) error {
 		s.logger.Info("session closed")
 	})
 	return s.closeErr
+}
+
+// CodePromptTooLarge is the error code of a prompt that cannot fit the
+// model's window with the conversation it joins.
+const CodePromptTooLarge = "prompt.too_large"
+
+// PromptTooLargeError refuses a prompt that, with the system prompt and
+// the conversation so far, is larger than the model's window: no
+// compaction can make room for it, so it is not sent.
+type PromptTooLargeError struct {
+	Prompt, Context, Window int // estimated tokens
+}
+
+func (e *PromptTooLargeError) Error() string {
+	return fmt.Sprintf("the prompt is too large: about %d tokens, which with the %d of the system prompt and the "+
+		"conversation is %d over the model's %d-token window; shorten it, or save the text to a file and ask "+
+		"about the file", e.Prompt, e.Context, e.Prompt+e.Context-e.Window, e.Window)
+}
+
+// Code returns CodePromptTooLarge.
+func (e *PromptTooLargeError) Code() string { return CodePromptTooLarge }
+
+// Details are the estimates.
+func (e *PromptTooLargeError) Details() map[string]any {
+	return map[string]any{"promptTokens": e.Prompt, "contextTokens": e.Context, "windowTokens": e.Window}
+}
+
+// checkPromptSize refuses input that cannot fit the window (issue 15
+// item 11): estimated, so only a prompt that is over by the estimate is
+// refused.
+func (s *Session) checkPromptSize(input []llm.ContentPart) error {
+	window := s.agent.Model().Capability.MaxContextTokens
+	if window <= 0 {
+		return nil
+	}
+	prompt := 0
+	for _, p := range input {
+		prompt += llm.EstimatePart(p)
+	}
+	if prompt <= window/2 { // the common case: no need to count the rest
+		return nil
+	}
+	used := s.agent.TokenCount() + llm.EstimateTokens(s.agent.Config().SystemPrompt)
+	if prompt+used <= window {
+		return nil
+	}
+	return &PromptTooLargeError{Prompt: prompt, Context: used, Window: window}
 }

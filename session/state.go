@@ -57,6 +57,10 @@ type State struct {
 	Agents         map[string]AgentEntry      `json:"agents"`
 	Custom         map[string]json.RawMessage `json:"custom"`
 	Archived       bool                       `json:"archived,omitempty"`
+	// Turns counts the user prompts recorded (kimigo's field, so a listing
+	// shows a session's size without reading its records); 0 in files
+	// written before it existed.
+	Turns int `json:"turns,omitempty"`
 
 	// Extra holds the fields not listed above, by name.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -70,7 +74,7 @@ type State struct {
 func isStateField(k string) bool {
 	switch k {
 	case "createdAt", "updatedAt", "title", "isCustomTitle", "lastPrompt",
-		"forkedFrom", "workDir", "additionalDirs", "agents", "custom", "archived":
+		"forkedFrom", "workDir", "additionalDirs", "agents", "custom", "archived", "turns":
 		return true
 	}
 	return false

@@ -17,7 +17,8 @@ import (
 // sessionID, when set, is the session the run had open. It is "" for
 // errors it knows nothing about. Front ends print it under the error.
 func StorageHint(err error, home, sessionID string) string {
-	if err == nil {
+	var ie *InputError
+	if err == nil || errors.As(err, &ie) {
 		return ""
 	}
 	again := "then run the command again"
@@ -69,3 +70,12 @@ func failedPath(err error) string {
 	}
 	return ""
 }
+
+// InputError is a file the user named (an --agent-file) that could not be
+// read: the user's input, not kimigo's storage, so StorageHint has no
+// hint for it.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+func (e *InputError) Unwrap() error { return e.Err }

@@ -32,6 +32,8 @@ type Summary struct {
 	Title      string
 	LastPrompt string
 	Archived   bool
+	// Turns is state.json's count of user prompts; 0 when unknown.
+	Turns int
 	// Metadata is state.json's custom object (client metadata).
 	Metadata map[string]json.RawMessage
 }
@@ -152,7 +154,7 @@ func (s *Store) summarize(id, dir, fallbackWorkDir string) (Summary, error) {
 		s.logger.Debug("session state unreadable", "session_id", id, "err", err)
 	}
 	sum := Summary{ID: id, Dir: dir, WorkDir: st.WorkDir, Title: st.DisplayTitle(),
-		LastPrompt: st.LastPrompt, Archived: st.Archived, Metadata: st.Custom}
+		LastPrompt: st.LastPrompt, Archived: st.Archived, Turns: st.Turns, Metadata: st.Custom}
 	if sum.WorkDir == "" {
 		sum.WorkDir = cmp.Or(fallbackWorkDir, st.legacyCwd())
 	}

@@ -75,6 +75,11 @@ func applyPrompt(st *State, text, now string) bool {
 	if clean == "" {
 		return false
 	}
+	if st.Turns > 0 || st.LastPrompt == "" {
+		// Counted from the first prompt; a session from before the count
+		// (a last prompt, no count) stays unknown rather than undercounted.
+		st.Turns++
+	}
 	st.LastPrompt = runes.Prefix(clean, maxLastPromptRunes)
 	if !st.IsCustomTitle && (strings.TrimSpace(st.Title) == "" || st.Title == DefaultTitle) {
 		st.Title, st.IsCustomTitle = runes.Prefix(clean, maxTitleRunes), false

@@ -148,7 +148,7 @@ func (t *ReadFile) read(ctx context.Context, p workspace.ResolvedPath, a readArg
 	if err != nil {
 		return loop.ErrorResult(fmt.Sprintf("Failed to read %s: %s", p.Raw, errText(err)))
 	}
-	if scan.HasNUL || !scan.ValidUTF8 {
+	if scan.HasNUL {
 		return notReadable(p.Raw)
 	}
 	offset, requested := 1, ReadMaxLines
@@ -175,6 +175,11 @@ func (t *ReadFile) read(ctx context.Context, p workspace.ResolvedPath, a readArg
 	}
 	page := renderPage(lines, styleOf(scan), offset < 1)
 	page.maxLines = offset >= 1 && limit == ReadMaxLines && scan.Lines >= offset+ReadMaxLines
+	if !utf8.ValidString(page.text) {
+		// Text with a stray byte (a Latin-1 é, a cut sequence): shown with
+		// U+FFFD in its place, and said so, rather than refused whole.
+		page.text, page.replaced = strings.ToValidUTF8(page.text, "\uFFFD"), true
+	}
 	return loop.ToolResult{Output: loop.TextOutput(page.text), Note: page.note(scan, requested)}
 }
 
@@ -185,6 +190,7 @@ type readPage struct {
 	cutLines           []int
 	maxLines, maxBytes bool
 	mixed              bool
+	replaced           bool // bytes that are not UTF-8 were shown as U+FFFD
 }
 
 // renderPage renders lines as "<n>\t<content>" under the byte cap. A tail
@@ -282,6 +288,10 @@ func (pg readPage) note(scan osenv.TextScan, requested int) string {
 			nums[i] = strconv.Itoa(n)
 		}
 		parts = append(parts, fmt.Sprintf("Lines [%s] were truncated.", strings.Join(nums, ", ")))
+	}
+	if pg.replaced {
+		parts = append(parts, "These lines are not valid UTF-8: each run of invalid bytes is shown as \uFFFD, "+
+			"so an Edit cannot match those spots; use Bash to change them.")
 	}
 	if pg.mixed {
 		parts = append(parts, `This file mixes line endings or has lone CRs, so every CR is shown as \r; an Edit old_string must spell those CRs out exactly (\r\n or \r).`)

@@ -127,8 +127,6 @@ func TestS15ReadBinaryAndEncodings(t *testing.T) {
 		name, file, content, want string
 	}{
 		{"NUL after the first 512 bytes", "late.txt", lateNUL, notReadable(w.path("late.txt"))},
-		{"Latin-1 byte", "latin1.txt", "caf\xe9\n", notReadable(w.path("latin1.txt"))},
-		{"invalid UTF-8 at a chunk edge", "edge.txt", strings.Repeat("a", 64<<10-1) + "\xe2\x82", notReadable(w.path("edge.txt"))},
 		{"real PNG", "logo.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", fmt.Sprintf("%q is a image file. Use ReadMediaFile to read image or video files.", w.path("logo.png"))},
 		{"text named .png", "fake.png", "just text\n", notReadable(w.path("fake.png"))},
 		{"archive suffix", "a.zip", "PK", notReadable(w.path("a.zip"))},
@@ -136,6 +134,20 @@ func TestS15ReadBinaryAndEncodings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := w.write(t, tt.file, tt.content)
 			wantError(t, call(t, read, mustJSON(t, map[string]any{"path": p})), tt.want)
+		})
+	}
+	// Text with bytes that are not UTF-8 is read with U+FFFD in their
+	// place, and the note says so (issue 15 item 11).
+	for _, tt := range []struct{ name, content, want string }{
+		{"Latin-1 byte", "caf\xe9\nnext\n", "1\tcaf\uFFFD\n2\tnext"},
+		{"invalid UTF-8 at the end", "abc\xe2\x82", "1\tabc\uFFFD"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := call(t, read, mustJSON(t, map[string]any{"path": w.write(t, "lossy.txt", tt.content)}))
+			wantOK(t, r, tt.want)
+			if !strings.Contains(r.Note, "not valid UTF-8") {
+				t.Errorf("note = %q; want it to say the text was not UTF-8", r.Note)
+			}
 		})
 	}
 	// A multi-byte rune split across the 64 KiB chunk boundary is valid.

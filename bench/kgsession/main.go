@@ -8,7 +8,8 @@
 //     writer, with a full compaction after every turn but the last) next
 //     to small ones, then measures listing the work dir's sessions (the
 //     store's Latest, the lookup -c does, in this process; and `kimigo
-//     export`, the command that lists and asks, as a whole process) and
+//     export`, the command that lists and asks, and `kimigo sessions`, each
+//     as a whole process) and
 //     resuming it (`kimigo -c -p continue`: wall time and peak RSS).
 //   - -scenario tui resumes a session of -messages messages in the
 //     interactive interface on a pseudo-terminal and measures the first

@@ -208,7 +208,8 @@ func resumeHint(t *testing.T, stderr string) string {
 	t.Helper()
 	const prefix = "To resume this session: kimigo -r "
 	for line := range strings.SplitSeq(stderr, "\n") {
-		if id, ok := strings.CutPrefix(line, prefix); ok {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			id, _, _ := strings.Cut(rest, " ")
 			return id
 		}
 	}

@@ -122,7 +122,7 @@ func TestContinueKilledSessionFromAnotherDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.runIn(other, "", "-p", "go on", "-S", id)
-	notice := fmt.Sprintf("Session %q was created under a different directory.\n  cd %q && kimigo -r %s\n", id, c.dir, id)
+	notice := fmt.Sprintf("Session %q was created under a different directory.\n  cd %q && kimigo -r %s -p 'go on'\n", id, c.dir, id)
 	if r.code != 1 || !strings.HasPrefix(r.stderr, notice) {
 		t.Errorf("-S %s from another directory: %v\nwant stderr starting %q", id, r, notice)
 	}

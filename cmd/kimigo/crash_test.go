@@ -136,7 +136,7 @@ func testCrashStage(t *testing.T, kind string, st crashStage) {
 
 	srv.Add(llmtest.Text("Resumed."))
 	r = c.run("-c", "-p", "continue")
-	if r.code != 0 || r.stdout != "• Resumed.\n\n" {
+	if r.code != 0 || r.stdout != "Resumed.\n" {
 		t.Fatalf("the resumed run failed:\n%v", r)
 	}
 	if got := resumeHint(t, r.stderr); got != id {

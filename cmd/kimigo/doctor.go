@@ -27,17 +27,20 @@ func runDoctor(args []string, env config.Env, p proc) int {
 	for _, a := range args {
 		switch {
 		case a == "-h" || a == "--help":
-			fmt.Fprint(p.stdout, "Usage: kimigo doctor [config|tui|sessions] [path]\n\nCheck config.toml and tui.toml, "+
-				"and check and repair the session index; with a kind, check only that (at path, when given).\n")
+			fmt.Fprint(p.stdout, "Usage: kimigo doctor [config|tui|local|sessions] [path]\n\nCheck config.toml, tui.toml "+
+				"and the project's .kimi-code/local.toml, and check and repair the session index; with a kind, "+
+				"check only that (at path, when given).\n")
 			return exitOK
 		case strings.HasPrefix(a, "-"):
 			return printUsageError(p.stderr, usagef("unknown option '%s'", a))
-		case which == "" && (a == "config" || a == "tui" || a == "sessions"):
+		case which == "" && (a == "config" || a == "tui" || a == "local" || a == "sessions"):
 			which = a
-		case which != "" && path == "":
+		case which == "":
+			return printUsageError(p.stderr, usagef("unknown check '%s' for 'doctor'. Expected config, tui, local or sessions.", a))
+		case path == "":
 			path = a
 		default:
-			return printUsageError(p.stderr, usagef("too many arguments for 'doctor'. Expected 0 to 2 arguments but got %d.", len(args)))
+			return printUsageError(p.stderr, usagef("too many arguments for 'doctor'. Expected at most a kind and a path, got %q after %q.", a, path))
 		}
 	}
 	cwd, err := p.getwd()
@@ -65,6 +68,13 @@ func runDoctor(args []string, env config.Env, p proc) int {
 			target = absolute(cwd, path)
 		}
 		results = append(results, checkTUI(target, explicit))
+	}
+	if which == "" || which == "local" {
+		target, explicit := filepath.Join(config.ProjectRoot(osenv.LocalFS{}, cwd), filepath.FromSlash(config.LocalFileName)), path != ""
+		if explicit {
+			target = absolute(cwd, path)
+		}
+		results = append(results, checkLocal(target, explicit, userHome))
 	}
 	if which == "" || which == "sessions" {
 		root := home
@@ -101,6 +111,34 @@ func checkTUI(path string, explicit bool) doctorResult {
 		if _, err := toml.Decode(string(data), &v); err != nil {
 			r.status, r.messages = string(config.CheckError), []string{fmt.Sprintf("Invalid TOML in %s: %v", path, err)}
 		}
+	}
+	return r
+}
+
+// checkLocal checks a project's .kimi-code/local.toml as a session reads
+// it: the file must load, and what it drops (rules, unknown keys) is
+// listed.
+func checkLocal(path string, explicit bool, userHome string) doctorResult {
+	r := doctorResult{label: "local.toml", path: path, status: string(config.CheckOK)}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		r.status, r.messages = string(config.CheckSkip), []string{"File does not exist."}
+		if explicit {
+			r.status = string(config.CheckError)
+		}
+		return r
+	}
+	// local.toml lives in <project>/.kimi-code/; the loader takes the
+	// project root.
+	_, warnings, err := config.LoadLocal(config.LocalOptions{ProjectRoot: filepath.Dir(filepath.Dir(path)), UserHome: userHome})
+	if filepath.Base(filepath.Dir(path)) != ".kimi-code" || filepath.Base(path) != "local.toml" {
+		err = fmt.Errorf("a local settings file must be .kimi-code/local.toml, got %s", path)
+	}
+	if err != nil {
+		r.status, r.messages = string(config.CheckError), []string{err.Error()}
+		return r
+	}
+	for _, w := range warnings {
+		r.messages = append(r.messages, w.Message)
 	}
 	return r
 }

@@ -31,7 +31,7 @@ func TestE2EText(t *testing.T) {
 		c := newCLI(t)
 		srv := c.fake(kind, llmtest.Text("Hello from the fake."))
 		r := c.mustRun("-p", "hi")
-		if r.stdout != "• Hello from the fake.\n\n" {
+		if r.stdout != "Hello from the fake.\n" {
 			t.Errorf("stdout = %q", r.stdout)
 		}
 		resumeHint(t, r.stderr)
@@ -55,7 +55,7 @@ func TestE2EBashCreatesFile(t *testing.T) {
 		c := newCLI(t)
 		c.fake(kind, llmtest.ToolCall("call_1", "Bash", `{"command":"echo made > made.txt"}`), llmtest.Text("Created."))
 		r := c.mustRun("-p", "create made.txt")
-		if r.stdout != "• Created.\n\n" {
+		if r.stdout != "Created.\n" {
 			t.Errorf("stdout = %q", r.stdout)
 		}
 		b, err := os.ReadFile(filepath.Join(c.dir, "made.txt"))
@@ -136,8 +136,8 @@ func TestScenario12StreamJSONToolTurn(t *testing.T) {
 		c.fake(kind, llmtest.Reply{Response: step1}, llmtest.Think("private", "Done."))
 		r := c.mustRun("-p", "read a.txt", "--output-format", "stream-json")
 		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-		if len(lines) != 5 {
-			t.Fatalf("%d stdout lines; want 5:\n%s", len(lines), r.stdout)
+		if len(lines) != 6 {
+			t.Fatalf("%d stdout lines; want 6:\n%s", len(lines), r.stdout)
 		}
 		var hint struct {
 			SessionID string `json:"session_id"`
@@ -150,7 +150,7 @@ func TestScenario12StreamJSONToolTurn(t *testing.T) {
 			"", // the tool line, checked below
 			`{"role":"assistant","content":"Done."}`,
 			`{"role":"meta","type":"session.resume_hint","session_id":"` + hint.SessionID + `","command":"kimigo -r ` +
-				hint.SessionID + `","content":"To resume this session: kimigo -r ` + hint.SessionID + `"}`,
+				hint.SessionID + ` -p \"…\"","content":"To resume this session: kimigo -r ` + hint.SessionID + ` -p \"…\""}`,
 		}
 		for i, w := range want {
 			if i != 2 && lines[i] != w {
@@ -173,6 +173,12 @@ func TestScenario12StreamJSONToolTurn(t *testing.T) {
 		if !strings.HasPrefix(hint.SessionID, "session_") {
 			t.Errorf("resume hint line = %s", lines[4])
 		}
+		var res map[string]any
+		json.Unmarshal([]byte(lines[5]), &res)
+		if res["type"] != "result" || res["subtype"] != "success" || res["result"] != "Done." || res["num_turns"] != 2.0 ||
+			res["session_id"] != hint.SessionID {
+			t.Errorf("last line = %s; want the success result", lines[5])
+		}
 	})
 }
 
@@ -188,11 +194,11 @@ func TestE2ESigintResumes(t *testing.T) {
 		if r.code != 130 {
 			t.Fatalf("exit code %d; want 130\n%v", r.code, r)
 		}
-		if strings.Contains(r.stderr, "To resume") {
-			t.Errorf("an interrupted run printed the resume hint:\n%s", r.stderr)
-		}
-		r = c.mustRun("-c", "-p", "go on")
-		if r.stdout != "• resumed\n\n" {
+		// The hint is printed and runs as printed, the next prompt in
+		// place of the ellipsis (issue 15 item 5).
+		hint := resumeCommandIn(t, r.stderr)
+		r = c.mustRun(hintArgs(t, hint, "go on")...)
+		if r.stdout != "resumed\n" {
 			t.Errorf("stdout = %q", r.stdout)
 		}
 		msgs := string(body(t, srv.Request(1))["messages"])
@@ -248,4 +254,33 @@ func fragmentedCall(id, name string, fragments ...string) []llm.StreamPart {
 		parts = append(parts, llm.StreamPart{Kind: llm.KindToolCallPart, Index: 0, Indexed: true, ArgumentsPart: f})
 	}
 	return parts
+}
+
+// resumeCommandIn is the command of a text run's resume hint.
+func resumeCommandIn(t *testing.T, stderr string) string {
+	t.Helper()
+	for line := range strings.SplitSeq(stderr, "\n") {
+		if cmd, ok := strings.CutPrefix(line, "To resume this session: "); ok {
+			return cmd
+		}
+	}
+	t.Fatalf("no resume hint in stderr:\n%s", stderr)
+	return ""
+}
+
+// hintArgs are the arguments of a printed kimigo command, as a shell
+// would split it, with prompt in place of the "…" placeholder.
+func hintArgs(t *testing.T, command, prompt string) []string {
+	t.Helper()
+	fields := strings.Fields(command)
+	if len(fields) < 2 || fields[0] != "kimigo" {
+		t.Fatalf("hint %q is not a kimigo command", command)
+	}
+	args := fields[1:]
+	for i, a := range args {
+		if a == `"…"` {
+			args[i] = prompt
+		}
+	}
+	return args
 }

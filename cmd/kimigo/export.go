@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -96,6 +97,9 @@ func runExport(args []string, env config.Env, p proc) int {
 	out := filepath.Join(cwd, session.DefaultExportName(sum.ID, time.Now()))
 	if e.out != "" {
 		out = absolute(cwd, e.out)
+		if fi, err := os.Stat(out); err == nil && fi.IsDir() { // -o <dir>: the default name in it
+			out = filepath.Join(out, session.DefaultExportName(sum.ID, time.Now()))
+		}
 	}
 	opts := session.ExportOptions{Version: versionString()}
 	if e.globalLog {
@@ -109,9 +113,12 @@ func runExport(args []string, env config.Env, p proc) int {
 }
 
 // confirm asks question on stderr and reads the answer from stdin: blank,
-// y or yes (any case) agree.
+// y or yes (any case) agree. The question is shown only when stdin is a
+// terminal: a script's piped answer, or none (agree), needs no prompt.
 func confirm(p proc, question string) bool {
-	fmt.Fprint(p.stderr, question)
+	if p.stdinTTY {
+		fmt.Fprint(p.stderr, question)
+	}
 	if p.stdin == nil {
 		return true
 	}

@@ -6,7 +6,8 @@ import "strings"
 // §1.2). A field with a Set twin distinguishes "not given" from "given
 // empty", which validation needs.
 type options struct {
-	prompt       string
+	print        bool   // -p/--print: print mode, the prompt positional
+	prompt       string // --prompt <text>, Kimi's form
 	promptSet    bool
 	model        string
 	modelSet     bool
@@ -27,10 +28,14 @@ type options struct {
 	addDirs      []string
 	version      bool
 	help         bool
-	safety       safetyOptions
+	// sessionFlag is how the user spelled the session option last given
+	// ("-r", "--session", …), for messages.
+	sessionFlag string
 	// args are the positional arguments: without -p, the prompt the
 	// interactive interface starts with (kimigo "fix the tests").
-	args []string
+	args   []string
+	safety safetyOptions
+	printFlags
 
 	// command is the subcommand (doctor, export, …) and commandArgs what
 	// follows it; both empty for the main command.
@@ -38,8 +43,19 @@ type options struct {
 	commandArgs []string
 }
 
-// promptMode reports print mode: --prompt was given.
-func (o *options) promptMode() bool { return o.promptSet }
+// promptMode reports print mode: -p/--print or --prompt was given
+// (ERRATA 33).
+func (o *options) promptMode() bool { return o.print || o.promptSet }
+
+// promptText is the prompt given on the command line: --prompt's value,
+// else the positional arguments joined by spaces; "" when none was given
+// (standard input may still carry one). "-" means "read standard input".
+func (o *options) promptText() string {
+	if o.promptSet {
+		return o.prompt
+	}
+	return strings.Join(o.args, " ")
+}
 
 // sessionID is the -S/--session value, which wins over -r/--resume.
 func (o *options) sessionID() (id string, given bool) {
@@ -74,7 +90,9 @@ type optionSpec struct {
 // included.
 func mainOptions() []optionSpec {
 	return append([]optionSpec{
-		{[]string{"--prompt", "-p"}, requiredValue, "-p, --prompt <prompt>",
+		{[]string{"--print", "-p"}, noValue, "-p, --print",
+			func(o *options, _ string) error { o.print = true; return nil }},
+		{[]string{"--prompt"}, requiredValue, "--prompt <prompt>",
 			func(o *options, v string) error { o.prompt, o.promptSet = v, true; return nil }},
 		{[]string{"--model", "-m"}, requiredValue, "-m, --model <model>",
 			func(o *options, v string) error { o.model, o.modelSet = v, true; return nil }},
@@ -100,22 +118,22 @@ func mainOptions() []optionSpec {
 			func(o *options, _ string) error { o.version = true; return nil }},
 		{[]string{"--help", "-h"}, noValue, "-h, --help",
 			func(o *options, _ string) error { o.help = true; return nil }},
-	}, safetyOptionSpecs()...)
+	}, append(safetyOptionSpecs(), printOptions()...)...)
 }
 
 // isSubcommand reports the names the main command dispatches on.
 func isSubcommand(name string) bool {
 	switch name {
-	case "doctor", "export", "trust", "acp", "login", "provider", "mcp", "hooks", "logout":
+	case "doctor", "export", "sessions", "trust", "acp", "login", "provider", "mcp", "hooks", "logout":
 		return true
 	}
 	return false
 }
 
 func setOutputFormat(o *options, v string) error {
-	if v != "text" && v != "stream-json" {
+	if v != "text" && v != "json" && v != "stream-json" {
 		return usagef("option '--output-format <format>' argument '%s' is invalid. "+
-			"Allowed choices are text, stream-json.", v)
+			"Allowed choices are text, json, stream-json.", v)
 	}
 	o.outputFormat, o.formatSet = v, true
 	return nil
@@ -199,7 +217,16 @@ func parseLong(o *options, args []string, i int) (int, error) {
 		i++
 		value = args[i]
 	}
+	o.noteSpelling(spec, name)
 	return i, spec.set(o, value)
+}
+
+// noteSpelling remembers how the user spelled the session option, so
+// messages name the flag they typed.
+func (o *options) noteSpelling(spec *optionSpec, spelled string) {
+	if n := spec.names[0]; n == "--session" || n == "--resume" {
+		o.sessionFlag = spelled
+	}
 }
 
 // parseShort parses args[i], one or more single-letter options: switches
@@ -228,6 +255,7 @@ func parseShort(o *options, args []string, i int) (int, error) {
 			i++
 			value = args[i]
 		}
+		o.noteSpelling(spec, "-"+tok[j:j+1])
 		return i, spec.set(o, value)
 	}
 	return i, nil

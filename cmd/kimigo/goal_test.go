@@ -49,10 +49,11 @@ func TestS17HeadlessGoal(t *testing.T) {
 		if r.code != 0 || n < 2 {
 			t.Fatalf("run:\n%v", r)
 		}
-		sum, hint := lines[n-2], lines[n-1]
+		// The summary, the hint, then the result line (issue 15).
+		sum, hint, res := lines[n-3], lines[n-2], lines[n-1]
 		if sum["type"] != "goal.summary" || sum["status"] != "complete" || sum["turnsUsed"] != float64(3) ||
-			sum["tokensUsed"] != float64(25) || hint["type"] != "session.resume_hint" {
-			t.Errorf("last lines %v, %v", sum, hint)
+			sum["tokensUsed"] != float64(25) || hint["type"] != "session.resume_hint" || res["subtype"] != "success" {
+			t.Errorf("last lines %v, %v, %v", sum, hint, res)
 		}
 		if n := len(srv.Requests()); n != 4 {
 			t.Errorf("%d model requests", n)
@@ -69,8 +70,9 @@ func TestS17HeadlessGoal(t *testing.T) {
 		r := c.run("-p", "/goal fix tests", "--output-format", "stream-json")
 		lines := jsonLines(t, r.stdout)
 		n := len(lines)
-		if r.code != 3 || lines[n-2]["type"] != "goal.summary" || lines[n-2]["status"] != "blocked" ||
-			lines[n-1]["type"] != "session.resume_hint" {
+		if r.code != 3 || lines[n-3]["type"] != "goal.summary" || lines[n-3]["status"] != "blocked" ||
+			lines[n-2]["type"] != "session.resume_hint" || lines[n-1]["subtype"] != "error_goal_blocked" ||
+			lines[n-1]["is_error"] != true {
 			t.Errorf("run:\n%v", r)
 		}
 	})
@@ -200,7 +202,7 @@ func TestPrintPlanModeThePlanIsTheAnswer(t *testing.T) {
 	if !strings.Contains(exitResult, "approved automatically") || !strings.Contains(exitResult, "1. Write main.go.") {
 		t.Errorf("ExitPlanMode result %q", exitResult)
 	}
-	if answer := lines[len(lines)-2]; answer["role"] != "assistant" || answer["content"] != "The plan: write main.go, then run it." {
+	if answer := lines[len(lines)-3]; answer["role"] != "assistant" || answer["content"] != "The plan: write main.go, then run it." {
 		t.Errorf("the answer line %v", answer)
 	}
 	if _, err := os.Stat(filepath.Join(c.dir, "main.go")); err == nil {

@@ -39,7 +39,7 @@ func TestPrintRunStoppedByTheRepeatGuardFails(t *testing.T) {
 			repeatScript(t, c, 20)
 			r := c.run("-p", "find the text files", "--output-format", format)
 			if r.code != 1 || !strings.Contains(r.stderr, want) || strings.Contains(r.stdout, "never reached") ||
-				strings.Contains(r.stderr, "To resume") {
+				strings.Contains(r.stdout, "resume_hint") {
 				t.Errorf("the stopped run:\n%v", r)
 			}
 		})
@@ -76,8 +76,9 @@ func TestPrintRunAtTheStepLimitFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := c.run("-p", "find the text files")
-	if r.code != 1 || !strings.Contains(r.stderr, "error: failed to run prompt: loop.max_steps_exceeded: the turn reached its step limit (maxSteps=3)") ||
-		!strings.Contains(r.stderr, "loop_control.max_steps_per_turn") || strings.Contains(r.stdout, "never reached") {
+	if r.code != 1 || !strings.Contains(r.stderr, "error: failed to run prompt: loop.max_steps_exceeded: the turn reached its step limit of 3 steps") ||
+		!strings.Contains(r.stderr, "loop_control.max_steps_per_turn") || strings.Contains(r.stderr, "/reload") ||
+		strings.Contains(r.stdout, "never reached") {
 		t.Errorf("the run at the step limit:\n%v", r)
 	}
 }

@@ -21,6 +21,9 @@ const usage = `kimigo — a terminal coding agent
 
 Usage:
   kimigo -p "<prompt>" [options]   run one prompt and print the answer
+  cat log | kimigo -p "<prompt>"   the prompt, then the piped text
+  kimigo -p - < prompt.txt         the prompt from standard input
+  kimigo sessions [--all] [--json] list sessions, newest first
   kimigo doctor [config|tui|sessions] [path]
                                    check the configuration files; check and
                                    repair the session index
@@ -35,11 +38,13 @@ Usage:
   kimigo login | logout            set up or remove a Kimi Platform API key
 
 Options:
-  -p, --prompt <prompt>        print mode: run one prompt headless, then exit
-      --output-format <format> print mode output: text (default) or stream-json
+  -p, --print                  print mode: run the prompt headless, then exit
+      --prompt <prompt>        print mode with this prompt (same as -p "<prompt>")
+      --output-format <format> text (default: the answer only), json (one
+                               result object at the end) or stream-json
   -m, --model <alias>          model alias from config.toml for this run
   -c, --continue               continue the latest session of this directory
-  -S, --session <id>           resume the session with this id (also -r, --resume)
+  -r, --resume <id>            resume the session with this id (also -S, --session)
       --add-dir <dir>          add a workspace directory (repeatable)
       --agent <name>           agent profile of a new session
       --agent-file <path>      load an agent file and use the agent it defines
@@ -55,7 +60,13 @@ Options:
   -y, --yolo                   run every tool call without approval and commands
                                without a sandbox (also --dangerously-skip-permissions)
       --auto                   start in auto permission mode (interactive only)
-      --plan                   start in plan mode (interactive only)
+      --plan                   plan mode: the model plans, changes nothing, and the
+                               plan is the answer
+      --max-steps <n>          stop the run after n model steps (also --max-turns)
+      --append-system-prompt <text>
+                               add text to a new session's system prompt
+      --verbose                show tool calls, results and retries on stderr
+                               also when it is not a terminal
   -V, --version                print the version and exit
   -h, --help                   show this help and exit
 

@@ -35,6 +35,13 @@ func (l *logFile) Write(p []byte) (int, error) {
 	return l.f.Write(p)
 }
 
+// written reports whether the current file was opened: a line reached it.
+func (l *logFile) written() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f != nil
+}
+
 // switchTo sends later lines to path.
 func (l *logFile) switchTo(path string) {
 	l.mu.Lock()

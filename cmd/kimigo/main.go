@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/sandbox"
@@ -25,6 +27,8 @@ type proc struct {
 	// that is not a terminal; stderrColour allows the error colour.
 	stdoutWidth, stderrWidth int
 	stderrColour             bool
+	stderrTTY                bool
+	stdinTTY                 bool
 	environ                  func() []string
 	getwd                    func() (string, error)
 	userHome                 func() (string, error)
@@ -38,6 +42,9 @@ func processProc() proc {
 // withTerminal fills in what the streams' terminals say; colour also
 // needs NO_COLOR unset (spec 06 §1.8).
 func (p proc) withTerminal(env config.Env) proc {
+	if f, ok := p.stdin.(*os.File); ok {
+		_, p.stdinTTY = terminal(f)
+	}
 	if f, ok := p.stdout.(*os.File); ok {
 		p.stdoutWidth, _ = terminal(f)
 	}
@@ -46,6 +53,7 @@ func (p proc) withTerminal(env config.Env) proc {
 		p.stderrWidth, tty = terminal(f)
 		_, noColour := env["NO_COLOR"]
 		p.stderrColour = tty && !noColour
+		p.stderrTTY = tty
 	}
 	return p
 }
@@ -73,6 +81,8 @@ func run(args []string, p proc) int {
 		return runDoctor(o.commandArgs, env, p)
 	case "export":
 		return runExport(o.commandArgs, env, p)
+	case "sessions":
+		return runSessions(o.commandArgs, env, p)
 	case "acp":
 		return runACP(o.commandArgs, env, p)
 	case "trust":
@@ -82,14 +92,21 @@ func run(args []string, p proc) int {
 	default:
 		return printUsageError(p.stderr, usagef("'kimigo %s' is not available yet", o.command))
 	}
-	if o.promptMode() && len(o.args) > 0 {
-		return printUsageError(p.stderr, unknownCommand(o.args[0]))
-	}
 	if err := validate(o, env); err != nil {
 		return printUsageError(p.stderr, err)
 	}
 	if !o.promptMode() {
 		return runInteractive(o, env, p)
 	}
-	return runPrint(o, env, p)
+	if err := checkSkillsDirs(o, p); err != nil {
+		return printUsageError(p.stderr, err)
+	}
+	prompt, err := promptInput(o, p.stdin, time.After(stdinWait))
+	if err == nil && strings.TrimSpace(prompt) == "" {
+		err = usagef("Prompt cannot be empty.")
+	}
+	if err != nil {
+		return printUsageError(p.stderr, err)
+	}
+	return runPrint(o, prompt, env, p)
 }

@@ -48,8 +48,6 @@ func (c *cli) inTmux(args ...string) *tmuxPane {
 	return p
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 func (p *tmuxPane) tmux(args ...string) string {
 	p.t.Helper()
 	out, err := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...).CombinedOutput()

@@ -58,7 +58,7 @@ func TestRobustRecordThatCannotBeRestored(t *testing.T) {
 
 			sent := len(srv.Requests())
 			r = c.run("-c", "-p", "are you there?")
-			if r.code != 0 || r.stdout != "• still here\n\n" || resumeHint(t, r.stderr) != id {
+			if r.code != 0 || r.stdout != "still here\n" || resumeHint(t, r.stderr) != id {
 				t.Fatalf("resume:\n%v", r)
 			}
 			warning := fmt.Sprintf("Warning: set aside line %d of %s, a record that cannot be restored (%s); its bytes were moved to %s\n",

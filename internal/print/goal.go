@@ -179,8 +179,8 @@ func waitForQuota(ctx context.Context, o Options, d time.Duration, log *slog.Log
 	return sleep(ctx, d)
 }
 
-// settleGoal ends a goal run: the buffered output, the goal summary and
-// the resume hint; the goal's status decides the outcome. final is the
+// settleGoal ends a goal run: the buffered output and the goal summary;
+// the goal's status decides the outcome. final is the
 // goal as last seen (a completed goal's final snapshot), now the goal at
 // the end (nil once a completion cleared it).
 func settleGoal(r renderer, final, now *event.Goal, o Options, log *slog.Logger) error {
@@ -194,7 +194,7 @@ func settleGoal(r renderer, final, now *event.Goal, o Options, log *slog.Logger)
 	if werr != nil {
 		return fmt.Errorf("write output: %w", werr)
 	}
-	r.resumeHint(o.SessionID, o.ResumeCommand)
+	// The resume hint follows when the run ends (Run's end).
 	switch goalStatus(g) {
 	case "blocked":
 		return &GoalStopped{Goal: g, Code: ExitGoalBlocked}

@@ -69,8 +69,10 @@ func TestGoalRunCompletes(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	n := len(lines)
-	if !strings.HasPrefix(lines[n-2], `{"type":"goal.summary","goalId":"`) || !strings.Contains(lines[n-2], `"status":"complete","reason":null,"turnsUsed":2`) ||
-		!strings.Contains(lines[n-1], `"type":"session.resume_hint"`) {
+	// The summary, the resume hint, then the result line that ends every
+	// stream-json run (issue 15).
+	if !strings.HasPrefix(lines[n-3], `{"type":"goal.summary","goalId":"`) || !strings.Contains(lines[n-3], `"status":"complete","reason":null,"turnsUsed":2`) ||
+		!strings.Contains(lines[n-2], `"type":"session.resume_hint"`) || !strings.HasPrefix(lines[n-1], `{"type":"result","subtype":"success"`) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errw)
 	}
 	if !strings.Contains(out, "slice one") || !strings.Contains(out, "Shipped.") {

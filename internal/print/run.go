@@ -19,13 +19,14 @@ type Format string
 // Output formats.
 const (
 	FormatText       Format = "text"
+	FormatJSON       Format = "json"
 	FormatStreamJSON Format = "stream-json"
 )
 
 // ParseFormat returns the format named s, or false for an unknown name.
 func ParseFormat(s string) (Format, bool) {
 	switch f := Format(s); f {
-	case FormatText, FormatStreamJSON:
+	case FormatText, FormatJSON, FormatStreamJSON:
 		return f, true
 	}
 	return "", false
@@ -51,6 +52,16 @@ type Settler interface {
 	Settle(ctx context.Context, waiting func(msg string)) (bool, error)
 }
 
+// goesOn asks a Settler host, after a completed turn, whether another
+// main turn follows.
+func goesOn(ctx context.Context, o Options, ev event.TurnEnded) (bool, error) {
+	st, ok := o.Host.(Settler)
+	if !ok || ev.Error != nil || ev.Reason != event.EndCompleted || ev.RepeatStop != nil {
+		return false, nil
+	}
+	return st.Settle(ctx, func(msg string) { fmt.Fprintln(o.Stderr, msg) })
+}
+
 // Options describe one print run.
 type Options struct {
 	Host   Host
@@ -66,6 +77,12 @@ type Options struct {
 	// terminals.
 	Stdout, Stderr           io.Writer
 	StdoutWidth, StderrWidth int
+	// Progress shows the text format's progress on stderr: thinking, tool
+	// calls and their results, hook output (a terminal, or --verbose).
+	// Warnings and retries are shown either way.
+	Progress bool
+	// Now is the clock of the result's duration; nil means time.Now.
+	Now func() time.Time
 	// Goal, when set, runs a goal instead of the prompt (`-p "/goal …"`):
 	// Host must be a GoalHost.
 	Goal *Goal
@@ -97,25 +114,29 @@ var ErrInterrupted = errors.New("print run interrupted")
 type renderer interface {
 	// render shows one event that passed the filter.
 	render(ev event.Event)
-	// start writes what precedes the run (the version line).
+	// start writes what precedes the run (stream-json's version line).
 	start(version string)
-	// finish flushes what is buffered at the end of the run and returns
-	// the first error writing stdout.
+	// finish flushes what is buffered when the turn ended and returns the
+	// first error writing stdout.
 	finish() error
+	// end writes how the run ended: the answer and resume hint of the
+	// text format, the result object of the JSON formats.
+	end(res Result)
+	// goalSummary reports how a goal run left the goal (nil: none).
+	goalSummary(g *event.Goal)
 	// renderRuntime shows a main-agent event outside any turn: a
 	// background task that started or ended, a cron fire.
 	renderRuntime(ev event.Event)
-	// resumeHint writes the resume hint of a successful run.
-	resumeHint(sessionID, command string)
-	// goalSummary reports how a goal run left the goal (nil: none).
-	goalSummary(g *event.Goal)
 }
 
 // Run sends the prompt, renders the main agent's events until the run
-// settles (spec 06 §1.6.5) and writes the resume hint. A run whose turn
-// did not complete, or completed only because the repeat guard stopped it,
-// returns a *Failure; ctx ending first returns ErrInterrupted (the turn is
-// cancelled, the caller closes the session).
+// settles (spec 06 §1.6.5) and writes how it ended: the answer and the
+// resume hint, or the result object. A run whose turn did not complete,
+// or completed only because the repeat guard stopped it, returns a
+// *Failure; ctx ending first returns ErrInterrupted (the turn is
+// cancelled, the caller closes the session). The JSON formats write their
+// result object however the run ended; the text format leaves a failed
+// run's error and hint to the caller.
 //
 // A run whose turn completes leaving a goal active (the model created or
 // resumed one) keeps waiting while the goal driver runs its turns, and
@@ -125,20 +146,40 @@ type renderer interface {
 // that is a Settler decides after each completed turn whether the run
 // goes on (background tasks, cron); what it waits for goes to stderr as
 // one line each.
-func Run(ctx context.Context, o Options) error {
+func Run(ctx context.Context, o Options) (err error) {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	var r renderer
+	switch o.Format {
+	case FormatStreamJSON:
+		r = newJSONRenderer(o)
+	case FormatJSON:
+		r = &resultRenderer{out: o.Stdout}
+	default:
+		r = newTextRenderer(o)
+	}
+	r.start(o.Version)
+	var t tally
+	defer func() {
+		res := t.result(err, o, now().Sub(start))
+		r.end(res)
+		if werr := r.finish(); werr != nil && err == nil {
+			err = fmt.Errorf("write output: %w", werr)
+		}
+	}()
+	return run(ctx, o, r, &t)
+}
+
+func run(ctx context.Context, o Options, r renderer, t *tally) error {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var r renderer
-	if o.Format == FormatStreamJSON {
-		r = newJSONRenderer(o)
-	} else {
-		r = newTextRenderer(o)
-	}
-	r.start(o.Version)
 	if o.Goal != nil {
-		return runGoal(ctx, o, r, log)
+		return runGoal(ctx, o, tallied{r, t}, log)
 	}
 	sub := o.Host.Subscribe()
 	defer sub.Close()
@@ -165,7 +206,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		if g, ok := ev.(event.GoalUpdated); ok && g.AgentID == mainAgent {
 			if goal = g.Goal; waiting != nil && !goalActive(goal) {
-				return settle(r, *waiting, o, log)
+				return settle(r, *waiting, log)
 			}
 			continue
 		}
@@ -175,6 +216,7 @@ func Run(ctx context.Context, o Options) error {
 		if !turns.admit(ev) {
 			continue
 		}
+		t.add(ev)
 		r.render(ev)
 		switch e := ev.(type) {
 		case event.TurnStarted:
@@ -193,24 +235,14 @@ func Run(ctx context.Context, o Options) error {
 			} else if more {
 				continue
 			}
-			return settle(r, e, o, log)
+			return settle(r, e, log)
 		}
 	}
 }
 
-// goesOn asks a Settler host, after a completed turn, whether another
-// main turn follows.
-func goesOn(ctx context.Context, o Options, ev event.TurnEnded) (bool, error) {
-	st, ok := o.Host.(Settler)
-	if !ok || ev.Error != nil || ev.Reason != event.EndCompleted || ev.RepeatStop != nil {
-		return false, nil
-	}
-	return st.Settle(ctx, func(msg string) { fmt.Fprintln(o.Stderr, msg) })
-}
-
-// settle ends a run whose turn ended: the buffered output, the outcome
-// and, after a completed turn, the resume hint.
-func settle(r renderer, ev event.TurnEnded, o Options, log *slog.Logger) error {
+// settle ends a run whose turn ended: the buffered output and the
+// outcome.
+func settle(r renderer, ev event.TurnEnded, log *slog.Logger) error {
 	werr := r.finish()
 	log.Info("print turn ended", "turn", ev.TurnID, "reason", ev.Reason, "duration_ms", ev.DurationMs)
 	if ev.Error != nil || ev.Reason != event.EndCompleted {
@@ -225,7 +257,6 @@ func settle(r renderer, ev event.TurnEnded, o Options, log *slog.Logger) error {
 	if werr != nil {
 		return fmt.Errorf("write output: %w", werr)
 	}
-	r.resumeHint(o.SessionID, o.ResumeCommand)
 	return nil
 }
 
@@ -265,4 +296,33 @@ func failure(p event.ErrorPayload) *Failure {
 		return &Failure{Message: "Provider safety policy blocked the response.", Code: p.Code, Details: p.Details}
 	}
 	return &Failure{Message: p.Code + ": " + p.Message, Code: p.Code, Details: p.Details}
+}
+
+// resultRenderer is the json format: nothing while the run goes, one
+// result object at its end.
+type resultRenderer struct {
+	out io.Writer
+	err error
+}
+
+func (r *resultRenderer) start(string)       {}
+func (r *resultRenderer) render(event.Event) {}
+func (r *resultRenderer) finish() error      { return r.err }
+func (r *resultRenderer) end(res Result) {
+	if err := WriteResult(r.out, res); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *resultRenderer) goalSummary(*event.Goal) {}
+
+// tallied is a renderer whose events are also counted for the result.
+type tallied struct {
+	renderer
+	t *tally
+}
+
+func (x tallied) render(ev event.Event) {
+	x.t.add(ev)
+	x.renderer.render(ev)
 }

@@ -44,3 +44,5 @@ func (r *jsonRenderer) renderRuntime(ev event.Event) {
 }
 
 func (r *textRenderer) renderRuntime(event.Event) {}
+
+func (r *resultRenderer) renderRuntime(event.Event) {}

@@ -166,11 +166,19 @@ func (r *jsonRenderer) finish() error {
 	return r.err
 }
 
-func (r *jsonRenderer) resumeHint(id, command string) {
+// end writes the resume hint line of a successful run, then the result
+// line, which ends every run (issue 15 item 4).
+func (r *jsonRenderer) end(res Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.line(resumeHintLine{Role: "meta", Type: "session.resume_hint", SessionID: id, Command: command,
-		Content: "To resume this session: " + command})
+	r.flush()
+	if res.ended && res.ResumeCommand != "" {
+		r.line(resumeHintLine{Role: "meta", Type: "session.resume_hint", SessionID: res.SessionID,
+			Command: res.ResumeCommand, Content: "To resume this session: " + res.ResumeCommand})
+	}
+	if r.err == nil {
+		r.err = WriteResult(r.out, res)
+	}
 }
 
 func (r *jsonRenderer) goalSummary(g *event.Goal) {

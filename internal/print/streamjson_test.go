@@ -3,8 +3,10 @@ package print
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -19,7 +21,8 @@ func runJSON(t *testing.T, events ...event.Event) ([]string, string, error) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	err := Run(t.Context(), Options{Host: &replayHost{events: events}, Prompt: "hi", Format: FormatStreamJSON,
-		Version: "0.1.0", SessionID: "session_x", ResumeCommand: "kimigo -r session_x", Stdout: &out, Stderr: &errw})
+		Version: "0.1.0", SessionID: "session_x", ResumeCommand: "kimigo -r session_x", Stdout: &out, Stderr: &errw,
+		Now: fixedClock})
 	if !strings.HasSuffix(out.String(), "\n") {
 		t.Fatalf("stdout does not end with a newline: %q", out.String())
 	}
@@ -31,6 +34,16 @@ func runJSON(t *testing.T, events ...event.Event) ([]string, string, error) {
 		}
 	}
 	return lines, errw.String(), err
+}
+
+// fixedClock is a clock that never moves: every result lasts 0 ms.
+func fixedClock() time.Time { return time.Unix(0, 0) }
+
+// successLine is the result line of a run with steps model steps.
+func successLine(steps int, answer string) string {
+	return fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"duration_ms":0,"num_turns":%d,`+
+		`"result":%q,"session_id":"session_x","usage":{"input_tokens":0,"output_tokens":0,`+
+		`"cache_read_input_tokens":0,"cache_creation_input_tokens":0},"resume_command":"kimigo -r session_x"}`, steps, answer)
 }
 
 const (
@@ -67,6 +80,7 @@ func TestStreamJSONToolTurn(t *testing.T) {
 		`{"role":"tool","tool_call_id":"call_1","content":"1\thello <&>\n"}`,
 		`{"role":"assistant","content":"Done."}`,
 		hintLine,
+		successLine(2, "Done."),
 	}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("stdout lines (-want +got):\n%s", d)
@@ -101,6 +115,7 @@ func TestStreamJSONParallelCallsOneLine(t *testing.T) {
 		`{"role":"tool","tool_call_id":"b","content":"x"}`,
 		`{"role":"tool","tool_call_id":"a","content":"[{\"type\":\"text\",\"text\":\"y\"}]"}`,
 		hintLine,
+		successLine(1, ""),
 	}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("stdout lines (-want +got):\n%s", d)
@@ -133,6 +148,7 @@ func TestStreamJSONRetryDropsTheFailedAttempt(t *testing.T) {
 		`{"role":"meta","type":"turn.step.retrying","failed_attempt":1,"next_attempt":2,"max_attempts":10,` +
 			`"delay_ms":0,"error_name":"Error","error_message":"reset"}`,
 		hintLine,
+		successLine(1, "whole"),
 	}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("stdout lines (-want +got):\n%s", d)
@@ -148,9 +164,15 @@ func TestStreamJSONHookAndFailure(t *testing.T) {
 		event.TurnEnded{Header: event.InTurn(1), Reason: event.EndFailed,
 			Error: &event.ErrorPayload{Code: "provider.auth_error", Message: "invalid key"}},
 	)
-	// The run's end flushes what the failed step streamed.
+	// The run's end flushes what the failed step streamed, then says how
+	// it ended.
 	want := []string{versionLine, `{"role":"assistant","content":"UserPromptSubmit hook\n\n(empty)"}`,
-		`{"role":"assistant","content":"half"}`}
+		`{"role":"assistant","content":"half"}`,
+		`{"type":"result","subtype":"error_during_execution","is_error":true,"duration_ms":0,"num_turns":1,` +
+			`"result":"","session_id":"session_x","usage":{"input_tokens":0,"output_tokens":0,` +
+			`"cache_read_input_tokens":0,"cache_creation_input_tokens":0},` +
+			`"error":{"code":"provider.auth_error","message":"provider.auth_error: invalid key"},` +
+			`"resume_command":"kimigo -r session_x"}`}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("stdout lines (-want +got):\n%s", d)
 	}
