@@ -230,7 +230,7 @@ func TestE2ESkills(t *testing.T) {
 	srv := c.fake("openai", llmtest.Text("Hello, Bob!"),
 		llmtest.ToolCall("call_1", "Skill", `{"skill":"greet","args":"Ann"}`), llmtest.Text("Hello, Ann!"))
 	r := c.mustRun("-p", "/skill:greet Bob")
-	if r.stdout != "• Hello, Bob!\n\n" {
+	if r.stdout != "Hello, Bob!\n" {
 		t.Errorf("stdout = %q", r.stdout)
 	}
 	if sys := systemText(t, srv.Request(0)); !strings.Contains(sys, "greet") || !strings.Contains(sys, "Greets someone warmly.") {
@@ -354,7 +354,8 @@ func TestE2EMCPServerKilledMidCall(t *testing.T) {
 	if len(toolOut) != 1 || !strings.Contains(toolOut[0], `MCP server "everything" closed the connection`) {
 		t.Errorf("tool lines %q", toolOut)
 	}
-	if last := lines[len(lines)-2]; last["content"] != "The server died." {
+	if last := lines[len(lines)-3]; last["content"] != "The server died." { // before the resume hint and the result
+
 		t.Errorf("the answer after the failed call: %v", last)
 	}
 }

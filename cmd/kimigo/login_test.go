@@ -92,7 +92,7 @@ func TestLoginAndLogout(t *testing.T) {
 
 	// The model login chose answers a print run, with the key.
 	r = c.mustRun("-p", "hi")
-	if r.stdout != "• Logged in.\n\n" {
+	if r.stdout != "Logged in.\n" {
 		t.Errorf("print run after login: %v", r)
 	}
 	if req := chat.Request(0); req.Header.Get("Authorization") != "Bearer sk-good" ||

@@ -47,7 +47,7 @@ func TestE2EBackgroundTaskAnsweredInTheSameRun(t *testing.T) {
 	r := c.mustRun("-p", "run the job in the background", "--output-format", "stream-json")
 	lines := jsonLines(t, r.stdout)
 	got := strings.Join(lineTypes(lines), " ")
-	want := "system.version assistant background.task.started tool assistant background.task.terminated assistant session.resume_hint"
+	want := "system.version assistant background.task.started tool assistant background.task.terminated assistant session.resume_hint result"
 	if got != want {
 		t.Errorf("stdout lines\n got %s\nwant %s\n%s", got, want, r.stdout)
 	}
@@ -75,7 +75,7 @@ func TestE2EForegroundTimeoutMovesToTheBackground(t *testing.T) {
 	srv := c.fake("openai", llmtest.ToolCall("call_1", "Bash", `{"command":"sleep 2; echo late > late.txt; echo late","timeout":1}`),
 		llmtest.Text("It moved to the background."), llmtest.Text("It finished late."))
 	r := c.mustRun("-p", "run the slow command")
-	if r.stdout != "• It moved to the background.\n\n• It finished late.\n\n" {
+	if r.stdout != "It finished late.\n" { // the final answer only
 		t.Errorf("stdout = %q", r.stdout)
 	}
 	if b, err := os.ReadFile(filepath.Join(c.dir, "late.txt")); err != nil || string(b) != "late\n" {
@@ -149,7 +149,7 @@ func TestE2EKilledWhileATaskRunsThenContinue(t *testing.T) {
 	}
 
 	r := c.mustRun("-c", "-p", "what happened to the job?")
-	if r.stdout != "• The job was lost.\n\n" {
+	if r.stdout != "The job was lost.\n" {
 		t.Errorf("stdout = %q", r.stdout)
 	}
 	file, rec, ok := taskRecord(t, c.home)
@@ -236,7 +236,7 @@ func TestE2ECronJobFiresOnTheNextIdleTick(t *testing.T) {
 		t.Fatalf("the job never fired:\n%s%s", out.String(), errw.String())
 	}
 	got := strings.Join(lineTypes(jsonLines(t, out.String())), " ")
-	if want := "system.version assistant tool assistant cron.fired assistant session.resume_hint"; got != want {
+	if want := "system.version assistant tool assistant cron.fired assistant session.resume_hint result"; got != want {
 		t.Errorf("stdout lines\n got %s\nwant %s\n%s", got, want, out.String())
 	}
 	if n := len(srv.Requests()); n != 3 {
