@@ -155,7 +155,8 @@ func Demo() []Response {
 	}
 }
 
-const demoText = "Above are the entries of this directory. I am kimigo's built-in offline model: " +
+const demoText = "I listed this directory with the Glob tool (in print mode, --verbose shows what it found). " +
+	"I am kimigo's built-in offline model: " +
 	"I follow a fixed script and do not read what you write. To work with a real model, " +
 	"add a provider and set default_model in config.toml, or set KIMI_MODEL_NAME and the " +
 	"other KIMI_MODEL_* variables for this run."
