@@ -16,6 +16,8 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/kimigo/kimigo/acp/acptest"
+
 	"github.com/kimigo/kimigo/acp"
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/llm"
@@ -73,6 +75,7 @@ func (r *rig) config(toml string) {
 // server running in the test. It records every session/update and
 // answers permission requests with answer.
 type client struct {
+	acptest.NoTerminals
 	t    *testing.T
 	conn *sdk.ClientSideConnection
 	// lines are every line the server wrote, each checked to be JSON-RPC.
@@ -225,21 +228,6 @@ func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (s
 	}
 	c.files[p.Path] = p.Content
 	return sdk.WriteTextFileResponse{}, nil
-}
-func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errors.New("not offered")
-}
-func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errors.New("not offered")
-}
-func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errors.New("not offered")
-}
-func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errors.New("not offered")
-}
-func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errors.New("not offered")
 }
 
 // snapshot is what arrived so far.

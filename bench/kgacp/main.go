@@ -29,6 +29,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/kimigo/kimigo/acp/acptest"
 )
 
 func main() {
@@ -73,7 +75,10 @@ func row(name string, v []float64) {
 type sample struct{ init, first, prompt, rssMiB float64 }
 
 // client is the editor's side: it notes the first session/update.
-type client struct{ update chan struct{} }
+type client struct {
+	acptest.NoTerminals
+	update chan struct{}
+}
 
 func (c *client) SessionUpdate(context.Context, sdk.SessionNotification) error {
 	select {
@@ -90,21 +95,6 @@ func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.Rea
 }
 func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	return sdk.WriteTextFileResponse{}, errors.New("not offered")
-}
-func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errors.New("not offered")
-}
-func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errors.New("not offered")
-}
-func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errors.New("not offered")
-}
-func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errors.New("not offered")
-}
-func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errors.New("not offered")
 }
 
 func runOnce(bin, base string) (sample, error) {
