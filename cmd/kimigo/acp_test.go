@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/llm/scripted"
@@ -94,8 +96,11 @@ func TestACPWithTheNpmClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", script, binary, c.dir)
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", script, binary, c.dir)
 	cmd.Env = append(c.environ(), "KIMIGO_ACP_NPM_DIR="+dir)
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)

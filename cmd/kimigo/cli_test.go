@@ -124,7 +124,35 @@ func (c *cli) environ() []string {
 func (c *cli) command(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command(binary, args...)
 	cmd.Dir, cmd.Env = dir, c.environ()
+	// A grandchild that keeps the output pipes open (a shell's background
+	// job) must not hold Wait forever once kimigo itself has exited.
+	cmd.WaitDelay = 10 * time.Second
 	return cmd
+}
+
+// runLimit bounds one end-to-end run; past it the run gets SIGQUIT, so
+// the failure shows kimigo's goroutines instead of a package timeout.
+const runLimit = 3 * time.Minute
+
+// wait waits for a started run, at most runLimit.
+func (c *cli) wait(cmd *exec.Cmd, args []string, stderr *bytes.Buffer) error {
+	c.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(runLimit):
+		cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		c.t.Fatalf("kimigo %q still ran after %v; its stderr:\n%s", args, runLimit, stderr.String())
+		return nil
+	}
 }
 
 // run runs kimigo with args in the work dir and waits for it.
@@ -139,7 +167,10 @@ func (c *cli) runIn(dir, stdin string, args ...string) result {
 	cmd := c.command(dir, args...)
 	var out, errw bytes.Buffer
 	cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errw, strings.NewReader(stdin)
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("run kimigo %q: %v", args, err)
+	}
+	err := c.wait(cmd, args, &errw)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		c.t.Fatalf("run kimigo %q: %v", args, err)
