@@ -117,6 +117,11 @@ func (c turnCommitter) Commit(ctx context.Context, typ records.Type, payload any
 // storage when it returns nil.
 func (c turnCommitter) Flush(ctx context.Context) error { return c.a.log.Flush(ctx) }
 
+func (c turnCommitter) Written(ctx context.Context) error {
+	_, err := c.a.log.Stage(ctx)
+	return err
+}
+
 // apply rebuilds state from one record, live right after its append and on
 // resume alike. It never appends and never publishes: what should be
 // published comes back in applied. handled is false for record types the

@@ -70,8 +70,9 @@
 //     OnEvent, for tests and traces, sees each one synchronously and its
 //     panic is contained;
 //   - the model request choke point (generate.go): llm.request and
-//     llm.tools_snapshot observability records, and a flush of every
-//     record before the request is sent;
+//     llm.tools_snapshot observability records; every record is written
+//     before the request is sent, and durable before any of its response
+//     is handed on (the fsync runs while the request is out);
 //   - the host of full compaction (compaction.go): unless
 //     Options.Compactor replaces it, the agent builds a
 //     compaction.FullCompaction configured by Options.Compaction and hands
@@ -125,11 +126,13 @@
 // agent/goal); injections, background tasks and hooks, which plug in
 // through the small interfaces of agent/turn.
 //
-// Durability (ERRATA 6): records are flushed when a prompt is accepted,
-// before every model request, before a tool runs and at turn end; a turn is
-// not reported complete until its flush succeeded, and a failed flush
-// fails what needed it with records.write_failed naming the file and the
-// errno. The next flush retries.
+// Durability (ERRATA 6): records are written (in the file: a killed
+// process leaves them) when a prompt is accepted and before every model
+// request, whose response waits for their fsync, which runs meanwhile;
+// they are flushed (durable) before a tool runs and at turn end. A turn is
+// not reported complete until its flush succeeded, and a failed write or
+// flush fails what needed it with records.write_failed naming the file
+// and the errno. The next flush retries.
 //
 // Invariants, and the tests that guard them:
 //   - State changes only through the commit path; apply never appends and

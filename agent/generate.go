@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"sync"
 
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/turn"
@@ -46,8 +47,10 @@ type toolSummary struct {
 }
 
 // generate is the choke point of every model request (spec 03 §2.1): it
-// records the request's shape, makes every record so far durable (ERRATA
-// 6), and sends the request.
+// records the request's shape and sends the request once every record so
+// far is written; their fsync runs while the request is out, and nothing
+// of the response is handed on before it completed (ERRATA 6: the
+// records a response builds on are durable before any of it counts).
 func (a *Agent) generate(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,
 	f loop.RequestLogFields) (*llm.Result, error) {
 	if ctx.Err() != nil {
@@ -56,10 +59,62 @@ func (a *Agent) generate(ctx context.Context, p llm.Provider, req llm.Request, c
 	a.recordRequest(ctx, p, req, f)
 	a.logger.Debug("model request", "model", p.ModelName(), "turn_step", f.TurnStep, "attempt", f.Attempt,
 		"projection", string(f.Projection), "messages", len(req.Messages), "tools", len(req.Tools))
-	if err := a.log.Flush(ctx); err != nil {
+	durable, err := a.log.Stage(ctx)
+	if err != nil {
 		return nil, &turn.FlushError{Err: err}
 	}
-	return llm.Generate(ctx, p, req, cb)
+	return generateWhileSyncing(ctx, p, req, cb, durable)
+}
+
+// generateWhileSyncing sends req while durable waits for the records
+// before it; the first streamed part, assembled call or stream end, and
+// the result, wait for it. When it fails, the request is cancelled and the
+// error is a turn.FlushError; a cancelled ctx stays a cancellation.
+func generateWhileSyncing(ctx context.Context, p llm.Provider, req llm.Request, cb llm.Callbacks,
+	durable func(context.Context) error) (*llm.Result, error) {
+	gctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		once sync.Once
+		ferr error
+	)
+	wait := func() error {
+		once.Do(func() {
+			if ferr = durable(gctx); ferr != nil {
+				cancel(ferr)
+			}
+		})
+		return ferr
+	}
+	if part := cb.OnMessagePart; part != nil {
+		cb.OnMessagePart = func(sp llm.StreamPart) {
+			if wait() == nil {
+				part(sp)
+			}
+		}
+	}
+	if call := cb.OnToolCall; call != nil {
+		cb.OnToolCall = func(tc llm.ToolCall) {
+			if wait() == nil {
+				call(tc)
+			}
+		}
+	}
+	if end := cb.OnStreamEnd; end != nil {
+		cb.OnStreamEnd = func(st *llm.StreamStats) {
+			if wait() == nil {
+				end(st)
+			}
+		}
+	}
+	res, err := llm.Generate(gctx, p, req, cb)
+	if ctx.Err() != nil {
+		return res, err
+	}
+	if werr := wait(); werr != nil {
+		return nil, &turn.FlushError{Err: werr}
+	}
+	return res, err
 }
 
 // recordRequest writes llm.request, and llm.tools_snapshot for a tool

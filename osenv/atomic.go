@@ -27,6 +27,10 @@ type AtomicWrite struct {
 	ForcePerm bool
 	// SyncDir makes the rename itself durable by syncing the directory.
 	SyncDir bool
+	// NoSync skips the fsync of the content: the caller makes the file
+	// and its directory entry durable later (SyncFile, FS.SyncDir). The
+	// rename still shows readers the old content or the new.
+	NoSync bool
 }
 
 // WriteFileAtomicWith is WriteFileAtomic with the choices of w.
@@ -46,7 +50,12 @@ func WriteFileAtomicWith(fsys FS, name string, data []byte, w AtomicWrite) error
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	err = WriteSyncClose(f, data)
+	if w.NoSync {
+		_, err = f.Write(data)
+		err = errors.Join(err, f.Close())
+	} else {
+		err = WriteSyncClose(f, data)
+	}
 	if err == nil {
 		err = fsys.Rename(tmp, name)
 	}
@@ -88,4 +97,13 @@ func SyncClose(f File, err error) error {
 		err = cerr
 	}
 	return err
+}
+
+// SyncFile fsyncs the file name: what a write with NoSync left for later.
+func SyncFile(fsys FS, name string) error {
+	f, err := fsys.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	return SyncClose(f, nil)
 }

@@ -47,6 +47,9 @@ type plan struct {
 	skills *skill.Registry
 	// mcpServers are the configured MCP servers (spec 06 §7.1).
 	mcpServers []mcp.Server
+	// created makes a new session's directories, state.json and index
+	// line durable; the main agent's first records commit calls it.
+	created func() error
 }
 
 // prepare resolves, before the session opens, everything its main agent

@@ -156,6 +156,14 @@
 //     a log's modification time is all it takes from it, so listing stays
 //     fast however large the sessions (listing_test.go
 //     TestListingNeverReadsLogs).
+//   - A new session costs no fsync before its first request: its
+//     directories, state.json and index line are written at Open and
+//     made durable by the main agent's first records commit, which runs
+//     while the first request is out; the turn is acknowledged only after
+//     it, and a kill -9 at any moment leaves a session that resumes
+//     (durability_test.go TestFirstRequestLeavesWhileTheFirstCommitSyncs;
+//     through the binary cmd/kimigo crash_test.go
+//     TestCrashKillBetweenTheFirstRequestAndItsCommit).
 //   - A session is open in at most one place; a refused open writes
 //     nothing (lock_test.go S69, TestSessionOpensOnceInProcess), and a
 //     session from another work dir is refused with the cd hint and no

@@ -129,7 +129,11 @@ func (s *Store) readIndex() (index, error) {
 // Appends are serialised within the process. If a crash tore the last
 // line, the new line starts on a line of its own, so only the torn line is
 // lost (and readers skip it).
-func (s *Store) appendIndex(l indexLine) error {
+func (s *Store) appendIndex(l indexLine) error { return s.appendIndexLine(l, true) }
+
+// appendIndexLine appends l; without sync the caller makes the index
+// durable later (osenv.SyncFile).
+func (s *Store) appendIndexLine(l indexLine, sync bool) error {
 	b, err := json.Marshal(l)
 	if err != nil {
 		return fmt.Errorf("encode session index line: %w", err)
@@ -151,7 +155,12 @@ func (s *Store) appendIndex(l indexLine) error {
 	} else if torn {
 		line = append([]byte{'\n'}, line...)
 	}
-	err = osenv.WriteSyncClose(f, line)
+	_, err = f.Write(line)
+	if sync {
+		err = osenv.SyncClose(f, err)
+	} else {
+		err = errors.Join(err, f.Close())
+	}
 	if err != nil {
 		return fmt.Errorf("append session index %s: %w", name, err)
 	}

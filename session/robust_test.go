@@ -47,16 +47,23 @@ func userTexts(t *testing.T, s *session.Session) []string {
 // fails the prompt or the turn at once with records.write_failed; the
 // session keeps the write error itself (file and errno) for the user; once
 // the disk recovers the next prompt goes through, and a resume finds every
-// acknowledged prompt.
+// acknowledged prompt. A failed write refuses the prompt; a failed fsync
+// shows after the prompt was written and its request went out, so it
+// fails the turn, and the prompt, kept like the input of any failed turn,
+// is in the records once the disk recovers.
 func TestSessionSurvivesWriteFailures(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		fault osenvtest.Fault
 		errno string
+		users []string // after the resume
 	}{
-		{"disk full", osenvtest.Fault{Op: osenvtest.OpWrite, PathContains: records.LogFileName, Err: syscall.ENOSPC, Partial: true}, "ENOSPC"},
-		{"quota", osenvtest.Fault{Op: osenvtest.OpWrite, PathContains: records.LogFileName, Err: syscall.EDQUOT}, "EDQUOT"},
-		{"I/O error", osenvtest.Fault{Op: osenvtest.OpSync, PathContains: records.LogFileName, Err: syscall.EIO}, "EIO"},
+		{"disk full", osenvtest.Fault{Op: osenvtest.OpWrite, PathContains: records.LogFileName, Err: syscall.ENOSPC, Partial: true}, "ENOSPC",
+			[]string{"first", "third"}},
+		{"quota", osenvtest.Fault{Op: osenvtest.OpWrite, PathContains: records.LogFileName, Err: syscall.EDQUOT}, "EDQUOT",
+			[]string{"first", "third"}},
+		{"I/O error", osenvtest.Fault{Op: osenvtest.OpSync, PathContains: records.LogFileName, Err: syscall.EIO}, "EIO",
+			[]string{"first", "second", "third"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, "one", "two", "three")
@@ -69,7 +76,19 @@ func TestSessionSurvivesWriteFailures(t *testing.T) {
 			prompt(t, s, "first")
 
 			clear := ffs.Inject(tt.fault)
+			sub := s.Subscribe()
 			err = s.Prompt(t.Context(), textParts("second"))
+			if tt.fault.Op == osenvtest.OpSync && err == nil {
+				ended := waitEnded(t, sub)
+				if ended.Reason != event.EndFailed || ended.Error == nil {
+					t.Fatalf("the turn while fsync fails ended %+v, want failed", ended)
+				}
+				err = &turn.FlushError{Err: errors.New(ended.Error.Message)}
+				if ended.Error.Code != event.CodeRecordsWriteFailed {
+					err = errors.New(ended.Error.Message)
+				}
+			}
+			sub.Close()
 			var fe *turn.FlushError
 			if !errors.As(err, &fe) || event.ErrorOf(err).Code != event.CodeRecordsWriteFailed {
 				t.Fatalf("Prompt while the disk fails = %v, want a records.write_failed error", err)
@@ -93,8 +112,8 @@ func TestSessionSurvivesWriteFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer closeSession(t, s)
-			// "second" was refused, never acknowledged: no turn ran on it.
-			if d := cmp.Diff([]string{"first", "third"}, userTexts(t, s)); d != "" {
+			// A refused "second" never ran a turn.
+			if d := cmp.Diff(tt.users, userTexts(t, s)); d != "" {
 				t.Errorf("user messages after resume (-want +got):\n%s", d)
 			}
 		})

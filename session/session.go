@@ -203,7 +203,9 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 		return nil, err
 	}
 	if !resuming {
-		if sum, err = o.Store.Create("", o.WorkDir, p.addDirs); err != nil {
+		// Nothing of the new session is fsynced here: the main agent's
+		// first records commit makes it durable (Store.create).
+		if sum, p.created, err = o.Store.create("", o.WorkDir, p.addDirs); err != nil {
 			return nil, err
 		}
 	}
@@ -344,8 +346,18 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		return err
 	}
 	s.additional = union(state.AdditionalDirs, p.addDirs) // saved ones first, without repeats
+	var parents func() error
+	if p.created != nil {
+		agents := filepath.Dir(agentHome(s.dir, MainAgentID))
+		parents = func() error { // the session, and the agents dir's entry for the main agent's home
+			if err := p.created(); err != nil {
+				return err
+			}
+			return s.store.fs.SyncDir(agents)
+		}
+	}
 	persistence, err := records.OpenFile(records.FileOptions{FS: s.store.fs, Dir: agentHome(s.dir, MainAgentID),
-		Logger: s.logger,
+		Logger: s.logger, Parents: parents,
 		OnError: func(err error) {
 			s.logger.Warn("session records write failed", "err", err)
 			s.mu.Lock()

@@ -217,13 +217,26 @@ func readState(fsys osenv.FS, dir string) (State, error) {
 // writeState replaces <dir>/state.json atomically (temp file + rename +
 // directory sync): pretty-printed, two-space indent, trailing newline.
 func writeState(fsys osenv.FS, dir string, st State) error {
+	return writeStateWith(fsys, dir, st, true)
+}
+
+// writeStateNoSync writes a new session's state.json without making it
+// durable: the session's first records commit does (Store.create).
+func writeStateNoSync(fsys osenv.FS, dir string, st State) error {
+	return writeStateWith(fsys, dir, st, false)
+}
+
+func writeStateWith(fsys osenv.FS, dir string, st State, sync bool) error {
 	name := filepath.Join(dir, StateFileName)
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	if err := osenv.WriteFileAtomic(fsys, name, append(b, '\n'), 0o600); err != nil {
+	if err := osenv.WriteFileAtomicWith(fsys, name, append(b, '\n'), osenv.AtomicWrite{Perm: 0o600, NoSync: !sync}); err != nil {
 		return err // names the file
+	}
+	if !sync {
+		return nil
 	}
 	if err := fsys.SyncDir(dir); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,44 +95,95 @@ func (s *Store) bucketDir(workDir string) string {
 // the target directory exists; an index entry pointing to a missing
 // directory does not count. id "" mints a new one.
 func (s *Store) Create(id, workDir string, additionalDirs []string) (Summary, error) {
+	sum, durable, err := s.create(id, workDir, additionalDirs)
+	if err != nil {
+		return Summary{}, err
+	}
+	if err := durable(); err != nil {
+		return Summary{}, fmt.Errorf("create session %s: %w", sum.ID, err)
+	}
+	return sum, nil
+}
+
+// create is Create without a single fsync: the directories, state.json
+// and the index line are written (a killed process leaves them), and
+// durable makes them durable. A new session's Open hands durable to the
+// main agent's records, whose first group commit calls it beside its own
+// fsync, off the path to the first request.
+func (s *Store) create(id, workDir string, additionalDirs []string) (sum Summary, durable func() error, err error) {
+	fail := func(err error) (Summary, func() error, error) { return Summary{}, nil, err }
 	if id == "" {
 		id = s.newID()
 	}
 	if err := ValidateID(id); err != nil {
-		return Summary{}, err
+		return fail(err)
 	}
 	if !filepath.IsAbs(workDir) && !isWindowsPath(workDir) {
-		return Summary{}, fmt.Errorf("create session %s: work dir %q is not absolute", id, workDir)
+		return fail(fmt.Errorf("create session %s: work dir %q is not absolute", id, workDir))
 	}
 	if !filepath.IsAbs(s.root) {
-		return Summary{}, fmt.Errorf("create session %s: data root %q is not absolute", id, s.root)
+		return fail(fmt.Errorf("create session %s: data root %q is not absolute", id, s.root))
 	}
 	workDir = NormalizeWorkDir(workDir)
 	idx, err := s.readIndex()
 	if err != nil {
-		return Summary{}, fmt.Errorf("create session %s: %w", id, err)
+		return fail(fmt.Errorf("create session %s: %w", id, err))
 	}
 	if e, ok := idx.byID[id]; ok && s.isDir(e.Dir) {
-		return Summary{}, &Error{Code: CodeAlreadyExists, ID: id, Path: e.Dir}
+		return fail(&Error{Code: CodeAlreadyExists, ID: id, Path: e.Dir})
 	}
 	dir := filepath.Join(s.bucketDir(workDir), id)
 	if _, err := s.fs.Lstat(dir); err == nil {
-		return Summary{}, &Error{Code: CodeAlreadyExists, ID: id, Path: dir}
+		return fail(&Error{Code: CodeAlreadyExists, ID: id, Path: dir})
+	}
+	// Every directory MkdirAll creates needs its entry in its parent
+	// synced; the session dir itself holds state.json's.
+	syncDirs := []string{dir}
+	for d := dir; ; {
+		parent := filepath.Dir(d)
+		syncDirs = append(syncDirs, parent)
+		if _, err := s.fs.Lstat(parent); err == nil || parent == d {
+			break
+		}
+		d = parent
 	}
 	if err := s.fs.MkdirAll(dir, 0o700); err != nil {
-		return Summary{}, fmt.Errorf("create session %s: %w", id, err)
+		return fail(fmt.Errorf("create session %s: %w", id, err))
 	}
-	if err := writeState(s.fs, dir, newState(s.now(), dir, workDir, additionalDirs)); err != nil {
+	if err := writeStateNoSync(s.fs, dir, newState(s.now(), dir, workDir, additionalDirs)); err != nil {
 		_ = s.fs.Remove(dir) // still empty: the state write leaves nothing behind
-		return Summary{}, fmt.Errorf("create session %s: %w", id, err)
+		return fail(fmt.Errorf("create session %s: %w", id, err))
 	}
-	if err := s.appendIndex(indexLine{SessionID: id, SessionDir: dir, WorkDir: workDir}); err != nil {
+	_, err = s.fs.Lstat(s.indexPath())
+	newIndex := err != nil
+	if err := s.appendIndexLine(indexLine{SessionID: id, SessionDir: dir, WorkDir: workDir}, false); err != nil {
 		// The directory stays: listing by work dir scans buckets, and
 		// Reindex adds the missing line.
-		return Summary{}, fmt.Errorf("create session %s: %w", id, err)
+		return fail(fmt.Errorf("create session %s: %w", id, err))
 	}
 	s.logger.Info("session created", "session_id", id, "dir", dir)
-	return s.summarize(id, dir, workDir)
+	sum, err = s.summarize(id, dir, workDir)
+	if err != nil {
+		return fail(err)
+	}
+	durable = func() error {
+		if err := osenv.SyncFile(s.fs, filepath.Join(dir, StateFileName)); err != nil {
+			return err
+		}
+		if err := osenv.SyncFile(s.fs, s.indexPath()); err != nil {
+			return err
+		}
+		if newIndex {
+			syncDirs = append(syncDirs, s.root)
+		}
+		for _, d := range slices.Compact(syncDirs) {
+			if err := s.fs.SyncDir(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return sum, durable, nil
 }
 
 // Get returns the summary of session id, wherever the index says it

@@ -16,8 +16,11 @@
 //     replay of an older log, and the "opened" latch for observability;
 //   - persistence (persistence.go): the Persistence interface, an
 //     in-memory implementation, and the file one (file.go, writer.go): a
-//     single writer goroutine that group-commits (one write and one fsync
-//     per batch), torn-tail repair before the first append, atomic
+//     writer goroutine and a sync goroutine that group-commit in a
+//     pipeline (the writer writes each batch in one write, the syncer
+//     fsyncs what was written so far while the writer goes on; Stage
+//     waits for the write, Flush for the fsync; FileOptions.Parents joins
+//     the first commit), torn-tail repair before the first append, atomic
 //     rewrites through wire.jsonl.tmp, write failures as *WriteError
 //     (file and errno), and an advisory lock on <agentHome>/.lock
 //     (lock.go) naming the holder's pid;
@@ -53,6 +56,13 @@
 // Invariants, and the tests that guard them:
 //
 //   - a non-empty log starts with exactly one metadata record (S38, S39);
+//   - Stage returns once the records are in the file, before their fsync,
+//     and the writer writes later batches while an fsync runs; the wait
+//     it returns ends only after the fsync and the first commit's Parents
+//     (writer_test.go TestStageDoesNotWaitForTheFsync); a failed fsync
+//     cuts the file back to its durable length and writes the records
+//     again, since the kernel may have dropped the pages it could not
+//     write (TestWriteFailureKeepsPendingRecords);
 //   - Flush returns nil only when every record recorded before it is on
 //     stable storage; a failed write (ENOSPC, EDQUOT, EIO, EROFS, injected
 //     through osenvtest.FaultFS) keeps the records queued, reports a

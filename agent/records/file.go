@@ -45,13 +45,24 @@ type FileOptions struct {
 	BlobThreshold int
 	// BlobCacheBytes bounds the blob read cache; 0 means 50 MiB.
 	BlobCacheBytes int64
+	// Parents, when set, makes durable what the log depends on outside its
+	// own directory (a new session's directory entries, its state file,
+	// its index line): the writer calls it in the first group commit,
+	// beside the fsync of the first batch, and no record counts as durable
+	// before it succeeded once. A failure fails that commit like a failed
+	// fsync; the next attempt calls it again.
+	Parents func() error
 }
 
-// FilePersistence stores records in <Dir>/wire.jsonl through one writer
-// goroutine that group-commits: it takes everything queued, writes it in
-// one batch, fsyncs, and only then completes the Flush calls waiting for
-// it. Write errors are not sticky: a failed batch goes back to the head of
-// the queue, OnError is told, and the next Flush retries it. An advisory
+// FilePersistence stores records in <Dir>/wire.jsonl through a writer
+// goroutine and a sync goroutine that group-commit in a pipeline: the
+// writer takes everything queued and writes it in one batch (Stage
+// returns once it is in the file), the syncer fsyncs whatever the writer
+// wrote so far while the writer goes on with the next batch, and only then
+// completes the Flush calls waiting for it. Write and fsync errors are not
+// sticky: the records not yet durable go back to the head of the queue,
+// the file is cut back to its durable length, OnError is told, and the
+// next Flush retries them. An advisory
 // lock on <Dir>/.lock keeps a second process (or a second open in this
 // one) from appending to the same log.
 type FilePersistence struct {
@@ -67,6 +78,14 @@ type FilePersistence struct {
 	stop    chan struct{} // closed by Close
 	done    chan struct{} // closed when the writer goroutine has exited
 	tasks   chan writerTask
+	parents func() error
+
+	syncWake chan struct{} // capacity 1: "the writer wrote something"
+	syncStop chan struct{} // closed by the writer goroutine when it stops
+	syncDone chan struct{} // closed when the sync goroutine has exited
+	// fileMu keeps the writer from closing, truncating or replacing the
+	// file while the syncer fsyncs it; appending needs no lock.
+	fileMu sync.Mutex
 
 	mu         sync.Mutex
 	queue      []Record      // guarded by mu: records not yet handed to the writer
@@ -74,6 +93,13 @@ type FilePersistence struct {
 	rewriteGen uint64        // guarded by mu: counts Rewrite calls
 	appended   uint64        // guarded by mu: Append and Rewrite calls so far
 	durable    uint64        // guarded by mu: calls whose records are on stable storage
+	written    uint64        // guarded by mu: calls whose records are in the file, maybe not yet durable
+	inflight   []inflight    // guarded by mu: batches written but not yet durable, in order
+	syncFile   osenv.File    // guarded by mu: the file the syncer fsyncs (the writer's open log)
+	dirPending bool          // guarded by mu: the directory entry of wire.jsonl still needs an fsync
+	parentsOK  bool          // guarded by mu: Parents succeeded
+	syncErr    error         // guarded by mu: a failed fsync the writer has not dealt with yet
+	durableEnd int64         // guarded by mu: length of the file up to the last durable batch
 	started    uint64        // guarded by mu: write batches begun
 	failed     bool          // guarded by mu: the last batch failed; only a Flush retries
 	retry      bool          // guarded by mu: a Flush asked for another attempt
@@ -129,11 +155,17 @@ func OpenFile(opts FileOptions) (*FilePersistence, error) {
 		done:    make(chan struct{}),
 		tasks:   make(chan writerTask),
 		changed: make(chan struct{}),
+		parents: opts.Parents,
+
+		syncWake: make(chan struct{}, 1),
+		syncStop: make(chan struct{}),
+		syncDone: make(chan struct{}),
 	}
 	if fi, err := fsys.Stat(path); err == nil && fi.Mode().IsRegular() {
 		p.w.existed = true // never create it again once it was seen
 	}
 	go p.run()
+	go p.syncLoop()
 	return p, nil
 }
 
@@ -282,7 +314,37 @@ func (p *FilePersistence) Flush(ctx context.Context) error {
 func (p *FilePersistence) flush(ctx context.Context) error {
 	p.mu.Lock()
 	target := p.appended
-	if p.durable >= target {
+	p.mu.Unlock()
+	return p.wait(ctx, target, func() uint64 { return p.durable })
+}
+
+// Stage waits until everything appended before the call is written to
+// the file, though maybe not yet durable, and returns a wait for those
+// records alone to become durable. A process killed after Stage returned
+// leaves them in the file; the fsync runs meanwhile, beside the caller's
+// work. Errors are Flush's.
+func (p *FilePersistence) Stage(ctx context.Context) (durable func(context.Context) error, err error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	target := p.appended
+	p.mu.Unlock()
+	if err := p.wait(ctx, target, func() uint64 { return p.written }); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		return p.wait(ctx, target, func() uint64 { return p.durable })
+	}, nil
+}
+
+// wait waits until reached (read under mu) is at least target. A batch
+// that fails is retried once (an attempt that starts after the call), and
+// that attempt's error is returned; the records stay queued.
+func (p *FilePersistence) wait(ctx context.Context, target uint64, reached func() uint64) error {
+	p.mu.Lock()
+	if reached() >= target {
 		p.mu.Unlock()
 		return nil
 	}
@@ -296,7 +358,7 @@ func (p *FilePersistence) flush(ctx context.Context) error {
 		case <-ch:
 		case <-p.done: // Close stopped the writer
 			p.mu.Lock()
-			ok := p.durable >= target
+			ok := reached() >= target
 			p.mu.Unlock()
 			if ok {
 				return nil
@@ -306,7 +368,7 @@ func (p *FilePersistence) flush(ctx context.Context) error {
 			return fmt.Errorf("flush %s: %w", p.path, context.Cause(ctx))
 		}
 		p.mu.Lock()
-		if p.durable >= target {
+		if reached() >= target {
 			p.mu.Unlock()
 			return nil
 		}

@@ -44,16 +44,20 @@ func openLog(t *testing.T, dir string) *opened {
 
 func openLogFS(t *testing.T, dir string, fsys osenv.FS) *opened {
 	t.Helper()
+	return openLogOpts(t, dir, records.FileOptions{FS: fsys})
+}
+
+// openLogOpts opens the log in dir with opts; OnError is the harness's.
+func openLogOpts(t *testing.T, dir string, opts records.FileOptions) *opened {
+	t.Helper()
 	o := &opened{dir: dir}
-	fp, err := records.OpenFile(records.FileOptions{
-		FS:  fsys,
-		Dir: dir,
-		OnError: func(err error) {
-			o.mu.Lock()
-			o.errs = append(o.errs, err)
-			o.mu.Unlock()
-		},
-	})
+	opts.Dir = dir
+	opts.OnError = func(err error) {
+		o.mu.Lock()
+		o.errs = append(o.errs, err)
+		o.mu.Unlock()
+	}
+	fp, err := records.OpenFile(opts)
 	if err != nil {
 		t.Fatalf("OpenFile(%s): %v", dir, err)
 	}

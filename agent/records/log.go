@@ -143,6 +143,27 @@ func metadataRecord(createdAt int64) Record {
 // stable storage.
 func (l *Log) Flush(ctx context.Context) error { return l.p.Flush(ctx) }
 
+// Stage returns once every record recorded before the call is written,
+// though maybe not yet on stable storage: a process killed after it
+// returned leaves them in the file. The wait it returns waits for those
+// records, and no later ones, to be durable; the fsync runs meanwhile. A
+// persistence without that distinction (memory) flushes.
+func (l *Log) Stage(ctx context.Context) (durable func(context.Context) error, err error) {
+	if s, ok := l.p.(stager); ok {
+		return s.Stage(ctx)
+	}
+	if err := l.p.Flush(ctx); err != nil {
+		return nil, err
+	}
+	return func(context.Context) error { return nil }, nil
+}
+
+// stager is a persistence whose records reach the file before they are
+// durable (FilePersistence).
+type stager interface {
+	Stage(ctx context.Context) (durable func(context.Context) error, err error)
+}
+
 // Close flushes and closes the persistence.
 func (l *Log) Close(ctx context.Context) error { return l.p.Close(ctx) }
 

@@ -232,5 +232,14 @@ func (p *FilePersistence) removeLines(bad []badLine) error {
 		p.w.size = size - removed
 	}
 	p.w.existed = true
-	return p.fs.SyncDir(p.dir)
+	if err := p.fs.SyncDir(p.dir); err != nil {
+		return err
+	}
+	if p.w.repaired { // the copy holds every batch written so far, synced
+		p.mu.Lock()
+		p.durable, p.durableEnd, p.inflight = p.written, p.w.size, nil
+		p.broadcastLocked()
+		p.mu.Unlock()
+	}
+	return nil
 }

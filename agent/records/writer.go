@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 
 	"github.com/kimigo/kimigo/internal/bug"
 	"github.com/kimigo/kimigo/osenv"
@@ -15,25 +16,43 @@ import (
 // writerState belongs to the writer goroutine alone.
 type writerState struct {
 	f         osenv.File // wire.jsonl open for writing, or nil
-	size      int64      // length of the file up to the last durable batch
+	size      int64      // length of the file up to the last batch written whole
 	checked   bool       // f's length was checked against size since it was opened
 	repaired  bool       // the torn tail left by a crash has been dealt with
-	dirSynced bool       // the directory entry of wire.jsonl is durable
+	dirSynced bool       // the directory entry of wire.jsonl is durable, or the syncer was asked to make it so
 	existed   bool       // wire.jsonl was opened once: it is never created again
 	removed   bool       // wire.jsonl went away under the writer: nothing is written any more
 }
 
+// inflight is a batch in the file whose fsync has not completed yet.
+type inflight struct {
+	recs []Record
+	gen  uint64 // rewriteGen when it was taken from the queue
+	upto uint64 // appended count it brings written up to
+	id   uint64 // its attempt number (started)
+	end  int64  // length of the file after it
+}
+
 // run is the writer goroutine: it drains the queue whenever woken, until
-// Close stops it.
+// Close stops it; then it stops the sync goroutine.
 func (p *FilePersistence) run() {
 	defer close(p.done)
-	defer p.closeFile()
+	defer func() {
+		close(p.syncStop)
+		<-p.syncDone
+		p.fileMu.Lock()
+		p.closeFile()
+		p.fileMu.Unlock()
+	}()
 	for {
 		select {
 		case <-p.wake:
 			p.drain()
 		case t := <-p.tasks:
-			t.done <- t.fn()
+			p.fileMu.Lock()
+			err := t.fn()
+			p.fileMu.Unlock()
+			t.done <- err
 		case <-p.stop:
 			return
 		}
@@ -41,10 +60,16 @@ func (p *FilePersistence) run() {
 }
 
 // drain writes batches until the queue is empty, or until a batch failed
-// and no Flush has asked for another attempt.
+// and no Flush has asked for another attempt. A failed fsync reported by
+// the syncer is dealt with first.
 func (p *FilePersistence) drain() {
 	for {
 		p.mu.Lock()
+		if p.syncErr != nil {
+			p.mu.Unlock()
+			p.recoverFromSyncFailure()
+			continue
+		}
 		if (len(p.queue) == 0 && !p.truncate) || (p.failed && !p.retry) {
 			p.mu.Unlock()
 			return
@@ -56,51 +81,223 @@ func (p *FilePersistence) drain() {
 		id := p.started
 		p.mu.Unlock()
 
-		err := p.writeBatch(batch, truncate)
-
-		p.mu.Lock()
-		if err == nil {
-			if upto < p.durable {
-				bug.Reportf("records durable count went back from %d to %d", p.durable, upto)
-			}
-			p.durable, p.failed, p.retry, p.lastErr = upto, false, false, nil
+		var err error
+		if truncate {
+			err = p.replaceBatch(batch, upto)
 		} else {
+			err = p.appendBatch(batch, inflight{recs: batch, gen: gen, upto: upto, id: id})
+		}
+		if err != nil {
+			p.fileMu.Lock()
+			p.mu.Lock()
 			p.failed, p.lastErr, p.lastErrID = true, err, id
+			requeue := p.takeInflightLocked()
 			if gen == p.rewriteGen { // no Rewrite superseded the batch: keep it
-				p.queue = append(batch, p.queue...)
+				requeue = append(requeue, batch...)
 				p.truncate = truncate
 			}
-		}
-		p.mu.Unlock()
-
-		if err != nil { // reported before any Flush waiting for this batch returns
+			p.queue = append(requeue, p.queue...)
+			p.mu.Unlock()
+			p.closeFile() // the next open cuts the file back to its durable length
+			p.fileMu.Unlock()
+			// reported before any Flush waiting for this batch returns
 			p.logger.Error("records write failed", "path", p.path, "records", len(batch), "err", err)
 			if p.onError != nil {
 				p.onError(err)
 			}
 		}
 		p.mu.Lock()
-		close(p.changed)
-		p.changed = make(chan struct{})
+		p.broadcastLocked()
 		p.mu.Unlock()
 	}
 }
 
-// writeBatch offloads media, encodes the batch and either appends it or
-// replaces the file with it. On error nothing of the batch counts as
-// written: a retry starts again from the last durable length.
-func (p *FilePersistence) writeBatch(batch []Record, truncate bool) error {
-	if !truncate { // a log that went away fails before blobs are written beside it
-		if err := p.openForAppend(); err != nil {
+// broadcastLocked wakes everyone waiting for a change; the caller holds mu.
+func (p *FilePersistence) broadcastLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// takeInflightLocked returns the records of the batches written but not
+// durable that no Rewrite superseded, and forgets them: the file is to be
+// cut back to its durable length. The caller holds fileMu and mu.
+func (p *FilePersistence) takeInflightLocked() []Record {
+	var recs []Record
+	for _, b := range p.inflight {
+		if b.gen == p.rewriteGen {
+			recs = append(recs, b.recs...)
+		}
+	}
+	p.inflight = nil
+	p.written = p.durable
+	p.w.size, p.w.checked = p.durableEnd, false
+	return recs
+}
+
+// recoverFromSyncFailure puts the records of a failed fsync (the syncer
+// reported it) back at the head of the queue and closes the file; reopening it cuts it back to its
+// durable length, so the records are written again, and only an fsync of
+// that new write makes them durable (after a failed fsync the kernel may
+// have dropped the pages it could not write).
+func (p *FilePersistence) recoverFromSyncFailure() {
+	p.fileMu.Lock()
+	p.mu.Lock()
+	p.syncErr = nil
+	p.queue = append(p.takeInflightLocked(), p.queue...)
+	p.broadcastLocked()
+	p.mu.Unlock()
+	p.closeFile()
+	p.fileMu.Unlock()
+}
+
+// syncLoop is the sync goroutine: whenever the writer wrote something it
+// fsyncs the log (and, the first time, its directory and Parents), then
+// completes the waits for the batches that were in the file when the
+// fsync began.
+func (p *FilePersistence) syncLoop() {
+	defer close(p.syncDone)
+	for {
+		select {
+		case <-p.syncWake:
+			p.syncOnce()
+		case <-p.syncStop:
+			return
+		}
+	}
+}
+
+func (p *FilePersistence) syncOnce() {
+	p.fileMu.Lock()
+	defer p.fileMu.Unlock()
+	p.mu.Lock()
+	if p.syncErr != nil || p.written <= p.durable || len(p.inflight) == 0 {
+		p.mu.Unlock()
+		return
+	}
+	target, f, dir := p.written, p.syncFile, p.dirPending
+	parents := p.parents != nil && !p.parentsOK
+	last := p.inflight[len(p.inflight)-1]
+	p.mu.Unlock()
+
+	var err error
+	if f != nil {
+		err = f.Sync()
+	}
+	if err == nil && dir {
+		err = p.fs.SyncDir(p.dir)
+	}
+	if err == nil && parents {
+		err = p.parents()
+	}
+
+	var werr *WriteError
+	if err != nil { // reported before any Flush waiting for these records returns
+		werr = &WriteError{Path: p.path, Err: err}
+		p.logger.Error("records sync failed", "path", p.path, "err", werr)
+		if p.onError != nil {
+			p.onError(werr)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		p.syncErr, p.failed, p.lastErr, p.lastErrID = werr, true, werr, last.id
+		p.broadcastLocked()
+		p.signal() // the writer puts the records back
+		return
+	}
+	if target < p.durable {
+		bug.Reportf("records durable count went back from %d to %d", p.durable, target)
+	}
+	p.durable, p.durableEnd = target, last.end
+	p.failed, p.lastErr = false, nil
+	p.inflight = slices.DeleteFunc(p.inflight, func(b inflight) bool { return b.upto <= target })
+	p.dirPending = p.dirPending && !dir
+	p.parentsOK = p.parentsOK || parents
+	p.broadcastLocked()
+}
+
+// appendBatch offloads media, encodes the batch and appends it at the end
+// of what was written; the syncer makes it durable. On error nothing of
+// the batch counts as written.
+func (p *FilePersistence) appendBatch(batch []Record, b inflight) error {
+	// A log that went away fails before blobs are written beside it. An
+	// open, checked log that is still in place needs no lock: only
+	// closing, cutting or replacing it waits for a running fsync.
+	if p.w.f == nil || !p.w.checked || p.checkSameFile() != nil {
+		p.fileMu.Lock()
+		err := p.openForAppend()
+		p.fileMu.Unlock()
+		if err != nil {
 			return &WriteError{Path: p.path, Err: err}
 		}
 	}
+	data, err := p.encodeBatch(batch)
+	if err != nil {
+		return &WriteError{Path: p.path, Err: err}
+	}
+	f := p.w.f
+	_, err = f.Seek(p.w.size, io.SeekStart)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err != nil {
+		// A partial write may be in the file; the caller closes it, and
+		// the next open finds the file longer and cuts it back.
+		return &WriteError{Path: p.path, Err: err}
+	}
+	p.w.size += int64(len(data))
+	b.end = p.w.size
+	p.mu.Lock()
+	if b.upto < p.written {
+		bug.Reportf("records written count went back from %d to %d", p.written, b.upto)
+	}
+	p.written, p.syncFile = b.upto, f
+	p.inflight = append(p.inflight, b)
+	p.broadcastLocked()
+	p.mu.Unlock()
+	select {
+	case p.syncWake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// replaceBatch replaces the file with the batch (a Rewrite): durable when
+// it returns nil, with whatever was written before it superseded.
+func (p *FilePersistence) replaceBatch(batch []Record, upto uint64) error {
+	data, err := p.encodeBatch(batch)
+	if err != nil {
+		return &WriteError{Path: p.path, Err: err}
+	}
+	p.fileMu.Lock()
+	defer p.fileMu.Unlock()
+	err = p.replaceFile(data)
+	p.mu.Lock()
+	parents := p.parents != nil && !p.parentsOK
+	p.mu.Unlock()
+	if err == nil && parents {
+		err = p.parents()
+	}
+	if err != nil {
+		return &WriteError{Path: p.path, Err: err}
+	}
+	p.mu.Lock()
+	p.durable, p.written, p.durableEnd = upto, upto, int64(len(data))
+	p.inflight, p.dirPending, p.parentsOK = nil, false, true
+	p.failed, p.lastErr = false, nil
+	p.mu.Unlock()
+	return nil
+}
+
+// encodeBatch offloads media and encodes the batch as lines.
+func (p *FilePersistence) encodeBatch(batch []Record) ([]byte, error) {
 	var buf bytes.Buffer
 	newBlobs := false
 	for _, rec := range batch {
 		out, wrote, err := p.blobs.offload(rec)
 		if err != nil {
-			return &WriteError{Path: p.path, Err: err}
+			return nil, err
 		}
 		newBlobs = newBlobs || wrote
 		buf.Write(out.encode())
@@ -108,50 +305,17 @@ func (p *FilePersistence) writeBatch(batch []Record, truncate bool) error {
 	}
 	if newBlobs { // blobs must be durable before a line refers to them
 		if err := p.fs.SyncDir(p.blobs.dir); err != nil {
-			return &WriteError{Path: p.path, Err: err}
+			return nil, err
 		}
 		if err := p.fs.SyncDir(p.dir); err != nil {
-			return &WriteError{Path: p.path, Err: err}
+			return nil, err
 		}
 	}
-	var err error
-	if truncate {
-		err = p.replaceFile(buf.Bytes())
-	} else {
-		err = p.appendFile(buf.Bytes())
-	}
-	if err != nil {
-		return &WriteError{Path: p.path, Err: err}
-	}
-	return nil
+	return buf.Bytes(), nil
 }
 
-// appendFile writes data at the durable end of the log and fsyncs.
-func (p *FilePersistence) appendFile(data []byte) error {
-	if err := p.openForAppend(); err != nil {
-		return err
-	}
-	f := p.w.f
-	_, err := f.Seek(p.w.size, io.SeekStart)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err != nil {
-		// A partial write may be in the file; the next attempt reopens,
-		// finds the file longer than size and cuts it back.
-		_ = f.Truncate(p.w.size) // best effort; openForAppend checks again
-		p.closeFile()
-		return err
-	}
-	p.w.size += int64(len(data))
-	return nil
-}
-
-// openForAppend opens wire.jsonl when needed, makes its directory entry
-// durable, repairs a torn tail once, and checks that the file ends where
+// openForAppend opens wire.jsonl when needed, has the syncer make its
+// directory entry durable, repairs a torn tail once, and checks that the file ends where
 // the last durable batch ended. A log that disappeared or was replaced
 // under the open file (its session directory deleted while kimigo runs) is
 // an ErrLogRemoved failure: writing on would land in an unlinked file, and
@@ -184,10 +348,10 @@ func (p *FilePersistence) openForAppend() error {
 		}
 		p.w.f, p.w.checked, p.w.existed = f, false, true
 	}
-	if !p.w.dirSynced {
-		if err := p.fs.SyncDir(p.dir); err != nil {
-			return err
-		}
+	if !p.w.dirSynced { // the syncer makes the entry durable with the first batch
+		p.mu.Lock()
+		p.dirPending = true
+		p.mu.Unlock()
 		p.w.dirSynced = true
 	}
 	st, err := p.w.f.Stat()
@@ -204,6 +368,9 @@ func (p *FilePersistence) openForAppend() error {
 			p.logger.Warn("repaired torn last line", "path", p.path, "from", st.Size(), "to", size)
 		}
 		p.w.size, p.w.repaired = size, true
+		p.mu.Lock()
+		p.durableEnd = size
+		p.mu.Unlock()
 	case st.Size() > p.w.size: // left over from a failed write
 		if err := p.w.f.Truncate(p.w.size); err != nil {
 			return err
@@ -320,6 +487,7 @@ func (p *FilePersistence) checkSameFile() error {
 	return nil
 }
 
+// closeFile closes the log; the caller holds fileMu.
 func (p *FilePersistence) closeFile() {
 	if p.w.f == nil {
 		return
@@ -328,6 +496,9 @@ func (p *FilePersistence) closeFile() {
 		p.logger.Debug("close records file", "path", p.path, "err", err)
 	}
 	p.w.f, p.w.checked = nil, false
+	p.mu.Lock()
+	p.syncFile = nil
+	p.mu.Unlock()
 }
 
 // ErrLogRemoved reports a log whose file was deleted or replaced while it

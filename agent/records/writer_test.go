@@ -2,12 +2,17 @@ package records_test
 
 import (
 	"io/fs"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/osenv/osenvtest"
 )
 
 // countingFS counts fsyncs of files and can hold writes until released.
@@ -103,5 +108,49 @@ func TestAppendDoesNotWaitForTheDisk(t *testing.T) {
 	o = openLog(t, dir)
 	if recs, _ := o.replayAll(t); len(recs) != 101 {
 		t.Fatalf("replayed %d records, want metadata and 100", len(recs))
+	}
+}
+
+// Stage returns once the records are in the file, while their fsync still
+// runs; the writer goes on writing later batches during that fsync, and
+// the wait Stage returns, like Flush, ends only when the fsync (and, the
+// first time, FileOptions.Parents) completed.
+func TestStageDoesNotWaitForTheFsync(t *testing.T) {
+	dir := t.TempDir()
+	ffs := osenvtest.NewFaultFS(osenv.LocalFS{})
+	held, reached := make(chan struct{}), make(chan struct{})
+	ffs.Inject(osenvtest.Fault{Op: osenvtest.OpSync, PathContains: records.LogFileName, Hold: held, Reached: reached})
+	var parents atomic.Int32
+	o := openLogOpts(t, dir, records.FileOptions{FS: ffs, Parents: func() error { parents.Add(1); return nil }})
+	o.record(t, prompt(t, "first"))
+	durable, err := o.log.Stage(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-reached // the first batch's fsync is held
+	if b, err := os.ReadFile(wirePath(dir)); err != nil || !strings.Contains(string(b), `"first"`) {
+		t.Fatalf("the staged record is not in the file (%v):\n%s", err, b)
+	}
+	o.record(t, prompt(t, "second"))
+	if _, err := o.log.Stage(t.Context()); err != nil { // written beside the held fsync
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(wirePath(dir)); !strings.Contains(string(b), `"second"`) {
+		t.Fatalf("the second batch waited for the first one's fsync:\n%s", b)
+	}
+	if n := parents.Load(); n != 0 {
+		t.Errorf("Parents ran %d times before the log's fsync completed", n)
+	}
+	close(held)
+	if err := durable(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	o.flush(t)
+	if n := parents.Load(); n != 1 {
+		t.Errorf("Parents ran %d times; want once, in the first commit", n)
+	}
+	o.close(t)
+	if d := cmp.Diff([]string{"first", "second"}, promptTexts(t, dir)); d != "" {
+		t.Errorf("prompts (-want +got):\n%s", d)
 	}
 }

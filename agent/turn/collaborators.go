@@ -27,10 +27,13 @@ type History interface {
 
 // Committer is the agent's commit path: Commit makes one record of type typ
 // with payload durable-in-order and applies it; Flush waits until every
-// committed record is on stable storage. Both are safe for concurrent use.
+// committed record is on stable storage; Written waits until every
+// committed record is in the file (a killed process leaves it there), its
+// fsync maybe still running. All are safe for concurrent use.
 type Committer interface {
 	Commit(ctx context.Context, typ records.Type, payload any) error
 	Flush(ctx context.Context) error
+	Written(ctx context.Context) error
 }
 
 // Compactor is the full-compaction seam (spec 03 §6). NoCompaction is the

@@ -214,7 +214,10 @@ func (f *TurnFlow) submit(ctx context.Context, typ records.Type, input []llm.Con
 		return Launch{}, err
 	}
 	if t != nil {
-		if err := f.flush(ctx); err != nil { // a prompt is accepted once it is durable
+		// A prompt is accepted once it is in the file; its fsync runs
+		// while the turn builds and sends its first request, and the
+		// response waits for it (agent.generate).
+		if err := f.written(ctx); err != nil {
 			f.withdraw(t, 0, err)
 			f.emit(event.Error{Header: event.InTurn(event.NoTurn), ErrorPayload: event.ErrorOf(err)})
 			return Launch{}, err
@@ -424,6 +427,17 @@ func (f *TurnFlow) emit(ev event.Event) {
 
 func (f *TurnFlow) flush(ctx context.Context) error {
 	if err := f.o.Commit.Flush(ctx); err != nil {
+		var fe *FlushError
+		if errors.As(err, &fe) {
+			return err
+		}
+		return &FlushError{Err: err}
+	}
+	return nil
+}
+
+func (f *TurnFlow) written(ctx context.Context) error {
+	if err := f.o.Commit.Written(ctx); err != nil {
 		var fe *FlushError
 		if errors.As(err, &fe) {
 			return err

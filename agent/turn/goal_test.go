@@ -56,7 +56,8 @@ func (r *flowRig) Commit(_ context.Context, typ records.Type, payload any) error
 	return err
 }
 
-func (r *flowRig) Flush(context.Context) error { return nil }
+func (r *flowRig) Flush(context.Context) error   { return nil }
+func (r *flowRig) Written(context.Context) error { return nil }
 
 func (r *flowRig) Publish(ev event.Event) {
 	r.mu.Lock()

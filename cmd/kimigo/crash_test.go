@@ -7,6 +7,9 @@ package main
 // from sleeps.
 
 import (
+	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -237,4 +240,59 @@ func (c *cli) wire() string {
 	}
 	b, _ := os.ReadFile(filepath.Join(dirs[0], "agents", "main", "wire.jsonl")) // missing: not written yet
 	return string(b)
+}
+
+// Issue 23: the first request of a run leaves while its first group
+// commit (the records, and the new session's directories, state.json and
+// index line, here in a data root that did not exist) may still be
+// fsyncing. SIGKILL the moment the request reaches the model (the fake
+// holds its reply, so nothing of the turn was acknowledged) leaves a
+// session that -c finds through its index line and resumes with the
+// prompt. session's TestFirstRequestLeavesWhileTheFirstCommitSyncs holds
+// the fsync itself, which a test outside the process cannot.
+func TestCrashKillBetweenTheFirstRequestAndItsCommit(t *testing.T) {
+	for _, kind := range []string{"openai", "anthropic"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t)
+			gate := llmtest.NewGate()
+			srv := c.fake(kind, llmtest.Text("never sent").WithFault(llmtest.Fault{Hold: gate}))
+			if _, err := os.Stat(c.home); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("the data root exists before the first run: %v", err)
+			}
+			r := c.interrupt(syscall.SIGKILL, gate.IsReached, "-p", "first task")
+			if r.code != -1 {
+				t.Fatalf("kimigo was not killed:\n%v", r)
+			}
+			id := c.onlySession()
+			if index, err := os.ReadFile(filepath.Join(c.home, "session_index.jsonl")); err != nil ||
+				!strings.Contains(string(index), `"sessionId":"`+id+`"`) {
+				t.Errorf("the index a kill leaves lacks %s (%v):\n%s", id, err, index)
+			}
+			var st map[string]any
+			if b, err := os.ReadFile(filepath.Join(c.sessionDirs()[0], "state.json")); err != nil || json.Unmarshal(b, &st) != nil {
+				t.Errorf("the state.json a kill leaves is not whole (%v):\n%s", err, b)
+			}
+			if !strings.Contains(c.wire(), `"first task"`) {
+				t.Errorf("the prompt is not in the records after the kill:\n%s", c.wire())
+			}
+
+			srv.Add(llmtest.Text("Resumed."))
+			r = c.run("-c", "-p", "continue")
+			if r.code != 0 || r.stdout != "Resumed.\n" {
+				t.Fatalf("the resumed run failed:\n%v", r)
+			}
+			if got := resumeHint(t, r.stderr); got != id {
+				t.Errorf("-c resumed %s; want the killed session %s", got, id)
+			}
+			reqs := srv.Requests()
+			last := reqs[len(reqs)-1]
+			if last.Rejected != 0 {
+				t.Fatalf("the strict fake rejected the resumed request: %d %s\n%s", last.Rejected, last.RejectReason, last.Body)
+			}
+			if msgs := string(body(t, last)["messages"]); !strings.Contains(msgs, "first task") || !strings.Contains(msgs, "continue") {
+				t.Errorf("the resumed request lacks the killed prompt or the new one:\n%s", msgs)
+			}
+		})
+	}
 }

@@ -26,7 +26,7 @@ const (
 	OpLock     Op = "lock"     // FS.Lock
 )
 
-// Fault is one injected failure: operation Op on a path that contains
+// Fault is one injected failure (or delay, Hold): operation Op on a path that contains
 // PathContains (every path when empty) fails with Err, typically a
 // syscall.Errno such as ENOSPC, EIO, EDQUOT or EROFS. The error reaches the
 // caller as an *fs.PathError naming the path, as a real one would.
@@ -42,6 +42,12 @@ type Fault struct {
 	Skip int
 	// Times bounds how many operations fail; 0 means until cleared.
 	Times int
+	// Hold, when set, makes a matching operation wait until the channel
+	// is closed (a slow disk under the test's control); then it fails
+	// with Err, or goes on when Err is nil. Reached, when set, is closed
+	// when the first matching operation starts waiting.
+	Hold    <-chan struct{}
+	Reached chan struct{}
 }
 
 // FaultFS wraps an osenv.FS and makes chosen operations fail with chosen
@@ -59,6 +65,7 @@ type FaultFS struct {
 type activeFault struct {
 	Fault
 	seen, failed int
+	reachOnce    sync.Once
 }
 
 var _ osenv.FS = (*FaultFS)(nil)
@@ -112,8 +119,21 @@ func (f *FaultFS) check(op Op, name string) *Fault {
 			continue
 		}
 		a.failed++
-		f.hits = append(f.hits, fmt.Sprintf("%s %s: %v", op, name, a.Err))
+		if a.Err != nil {
+			f.hits = append(f.hits, fmt.Sprintf("%s %s: %v", op, name, a.Err))
+		}
 		fl := a.Fault
+		if fl.Hold != nil {
+			f.mu.Unlock()
+			if fl.Reached != nil {
+				a.reachOnce.Do(func() { close(fl.Reached) })
+			}
+			<-fl.Hold
+			f.mu.Lock()
+		}
+		if fl.Err == nil { // only held: the operation goes on
+			return nil
+		}
 		return &fl
 	}
 	return nil
