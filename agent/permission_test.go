@@ -40,11 +40,12 @@ func bashCall(id, command string) scripted.Response {
 	return call(id, "Bash", `{"command":"`+command+`"}`)
 }
 
-// ran counts the shell scripts started that end with command.
+// ran counts the shell scripts started that are command, or end with it
+// after a cd.
 func ran(h *agenttest.Harness, command string) int {
 	n := 0
 	for _, c := range h.Env().Runner().Commands() {
-		if len(c.Args) > 0 && strings.HasSuffix(c.Args[len(c.Args)-1], " && "+command) {
+		if k := len(c.Args); k > 0 && (c.Args[k-1] == command || strings.HasSuffix(c.Args[k-1], " && "+command)) {
 			n++
 		}
 	}

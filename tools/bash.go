@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -195,7 +196,10 @@ func (t *Bash) execute(ctx context.Context, ec loop.ExecCtx, a bashArgs, cwd str
 
 // start spawns `<shell> -c "cd '<cwd>' && <command>"` in a new process
 // group with stdin closed. A bad cwd fails inside the shell, as a
-// non-zero exit with cd's message.
+// non-zero exit with cd's message. A command in the workspace dir itself
+// (no cwd argument) starts there with the PWD and OLDPWD that cd would
+// have set and no cd in the script, so a shell that does not exec the
+// last command of a list (bash before 5.1, dash) spares a fork.
 func (t *Bash) start(command, cwd string) (osenv.Process, error) {
 	env := t.opts.Env
 	shell := env.Shell()
@@ -203,7 +207,12 @@ func (t *Bash) start(command, cwd string) (osenv.Process, error) {
 	if prompt == "" {
 		prompt = "0"
 	}
+	vars := []string{"NO_COLOR=1", "TERM=dumb", "GIT_TERMINAL_PROMPT=" + prompt, "SHELL=" + shell.Path}
 	script := "cd " + shellQuote(cwd) + " && " + command
+	if cwd == t.opts.Workspace.Dir && filepath.IsAbs(cwd) {
+		script = command
+		vars = append(vars, "PWD="+cwd, "OLDPWD="+cwd)
+	}
 	var starter osenv.Starter
 	if t.opts.Starter != nil {
 		var err error
@@ -214,7 +223,7 @@ func (t *Bash) start(command, cwd string) (osenv.Process, error) {
 	return env.Exec(osenv.Cmd{
 		Args: []string{shell.Path, "-c", script},
 		Dir:  t.opts.Workspace.Dir,
-		Env:  []string{"NO_COLOR=1", "TERM=dumb", "GIT_TERMINAL_PROMPT=" + prompt, "SHELL=" + shell.Path},
+		Env:  vars,
 		// One pipe keeps stdout and stderr in the order written; progress
 		// updates then all report kind stdout.
 		CombinedOutput: true,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,6 +62,27 @@ func TestS34BashFreshShellCwdStdin(t *testing.T) {
 	if !r.IsError || !strings.Contains(text(r), "Command failed with exit code: 1.") {
 		t.Errorf("bad cwd = %q; want the shell's cd failure", text(r))
 	}
+}
+
+// A command in the workspace dir starts there without a cd in its script,
+// and sees what the cd would have set: PWD and OLDPWD the dir as named
+// (through a symbolic link too), pwd the same; a cwd elsewhere still goes
+// through cd.
+func TestBashInTheWorkspaceDirSeesWhatCdSets(t *testing.T) {
+	root := t.TempDir()
+	real, link := filepath.Join(root, "real"), filepath.Join(root, "link")
+	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	env := osenv.NewLocal(osenv.LocalOptions{Cwd: link, Environ: []string{"PATH=" + os.Getenv("PATH"), "PWD=/", "OLDPWD=/tmp"}})
+	bash := tools.NewBash(tools.BashOptions{Base: tools.Base{Env: env}})
+	const show = `echo "$PWD|$OLDPWD|$(pwd)"`
+	wantOK(t, call(t, bash, bashArgs(show)), link+"|"+link+"|"+link+"\n")
+	sub := filepath.Join(link, "sub")
+	wantOK(t, call(t, bash, bashArgs(`echo "$PWD|$(pwd)"`, "cwd", sub)), sub+"|"+sub+"\n")
 }
 
 // alive reports whether pid is a live process (a zombie counts as gone).
@@ -370,8 +392,9 @@ func TestS37BackgroundStartValidation(t *testing.T) {
 		t.Errorf("timeouts %v, %v; want none and the default", bg.got[1].Timeout, bg.got[2].Timeout)
 	}
 	cmds := env.Runner().Commands()
-	if want := []string{"/bin/bash", "-c", "cd '/ws' && make"}; fmt.Sprint(cmds[0].Args) != fmt.Sprint(want) {
-		t.Errorf("argv = %q; want %q", cmds[0].Args, want)
+	// In the workspace dir itself the shell starts there, without a cd.
+	if want := []string{"/bin/bash", "-c", "make"}; fmt.Sprint(cmds[0].Args) != fmt.Sprint(want) || cmds[0].Dir != "/ws" {
+		t.Errorf("argv = %q in %q; want %q in /ws", cmds[0].Args, cmds[0].Dir, want)
 	}
 }
 
