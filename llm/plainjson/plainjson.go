@@ -11,6 +11,7 @@ package plainjson
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // Marshal encodes v like json.Marshal, without HTML escaping and without
@@ -37,10 +38,58 @@ func Write(buf *bytes.Buffer, v any) error {
 
 // Quote returns s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does.
-func Quote(s string) []byte {
-	b, err := Marshal(s)
-	if err != nil { // encoding a Go string cannot fail
-		return []byte(`""`)
+func Quote(s string) []byte { return AppendQuote(nil, s) }
+
+// AppendQuote appends s to dst as a JSON string, byte for byte as Marshal
+// writes it (FuzzAppendQuote), and allocates nothing when dst has room:
+// the string writer of request bodies, which quote every text of the
+// conversation on every request.
+func AppendQuote(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
 	}
-	return b
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

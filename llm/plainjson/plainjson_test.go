@@ -2,6 +2,8 @@ package plainjson_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kimigo/kimigo/llm/plainjson"
@@ -54,5 +56,35 @@ func TestWriteAppends(t *testing.T) {
 	buf.WriteString("]")
 	if got := buf.String(); got != `["<a>",1,{"&":true}]` {
 		t.Errorf("Write = %s", got)
+	}
+}
+
+// AppendQuote writes what encoding/json writes for a string without HTML
+// escaping, byte for byte: control bytes, quotes, backslashes, invalid
+// UTF-8, U+2028 and U+2029 included; and it appends to what dst holds.
+func FuzzAppendQuote(f *testing.F) {
+	for _, s := range []string{"", "plain", "a \"q\" \\ b", "<system> & </system>", "\x00\x01\b\f\n\r\t\x1f\x7f",
+		"\xff\xfe invalid", "line\u2028sep\u2029", "é ünïcödé 😀", "\xed\xa0\x80 surrogate"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		got := plainjson.AppendQuote([]byte("x"), s)
+		if w := "x" + strings.TrimSuffix(want.String(), "\n"); string(got) != w {
+			t.Fatalf("AppendQuote(%q) = %s, want %s", s, got, w)
+		}
+	})
+}
+
+func TestAppendQuoteAllocatesNothingWithRoom(t *testing.T) {
+	dst := make([]byte, 0, 256)
+	s := "a line with \"quotes\", a tab\t and é"
+	if n := testing.AllocsPerRun(100, func() { dst = plainjson.AppendQuote(dst[:0], s) }); n != 0 {
+		t.Errorf("%v allocations per call", n)
 	}
 }
