@@ -336,4 +336,7 @@ func (p ContentPart) Clone() ContentPart {
 
 // writeJSONString writes s as a JSON string without HTML escaping, so that
 // persisted text stays greppable and byte-stable.
-func writeJSONString(b *bytes.Buffer, s string) { b.Write(plainjson.Quote(s)) }
+func writeJSONString(b *bytes.Buffer, s string) {
+	b.Grow(len(s) + 2)
+	b.Write(plainjson.AppendQuote(b.AvailableBuffer(), s))
+}

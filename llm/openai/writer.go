@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/kimigo/kimigo/llm/plainjson"
 )
 
 // writer builds JSON with a fixed field order, so request bodies are
@@ -12,9 +14,9 @@ import (
 // escaping. Callers guarantee that raw values are valid JSON.
 type writer struct {
 	buf      bytes.Buffer
-	enc      *json.Encoder
 	comma    []bool // per open container: a value was already written
-	afterKey bool   // the next value follows a key and needs no comma
+	nesting  [8]bool
+	afterKey bool // the next value follows a key and needs no comma
 }
 
 func newWriter() *writer { return newWriterOn(nil) }
@@ -22,8 +24,7 @@ func newWriter() *writer { return newWriterOn(nil) }
 // newWriterOn returns a writer that appends to dst.
 func newWriterOn(dst []byte) *writer {
 	w := &writer{buf: *bytes.NewBuffer(dst)}
-	w.enc = json.NewEncoder(&w.buf)
-	w.enc.SetEscapeHTML(false)
+	w.comma = w.nesting[:0] // messages nest a few levels: no allocation for them
 	return w
 }
 
@@ -66,6 +67,6 @@ func (w *writer) intField(k string, n int) { w.key(k); w.int(n) }
 func (w *writer) rawField(k string, v json.RawMessage) { w.key(k); w.raw(v) }
 
 func (w *writer) writeString(s string) {
-	_ = w.enc.Encode(s)             // encoding a string into a buffer cannot fail
-	w.buf.Truncate(w.buf.Len() - 1) // drop the newline Encode adds
+	w.buf.Grow(len(s) + 2)
+	w.buf.Write(plainjson.AppendQuote(w.buf.AvailableBuffer(), s))
 }
