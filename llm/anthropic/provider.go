@@ -189,6 +189,7 @@ func clonePtr[T any](v *T) *T {
 func newHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil
+	t.WriteBufferSize = wire.WriteBufferSize // see openai's defaultClient
 	return &http.Client{Transport: t}
 }
 

@@ -211,6 +211,10 @@ func defaultClient(headerTimeout time.Duration) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil
 	t.ResponseHeaderTimeout = headerTimeout
+	// A request body that fits the write buffer is copied into it; a
+	// larger one is handed to the connection, which allocates a 32 KiB
+	// copy buffer per request.
+	t.WriteBufferSize = wire.WriteBufferSize
 	return &http.Client{Transport: t}
 }
 

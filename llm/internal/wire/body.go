@@ -7,6 +7,11 @@ import (
 	"sync"
 )
 
+// WriteBufferSize is the transports' write buffer: a request body up to
+// about this size is copied into the connection's buffer instead of
+// through a copy buffer allocated per request.
+const WriteBufferSize = 64 << 10
+
 // Body is a request body that is encoded while the transport reads it: the
 // fields before the messages (Head), the messages one at a time, separated
 // by commas, and the fields after them (Tail). A long conversation thus
@@ -170,7 +175,7 @@ func (s *Sizes[M]) measure(msgs []M, key any, enc func(dst []byte, m *M) ([]byte
 	var total int64
 	var scratch []byte
 	for i := range msgs {
-		if i < len(last) && reflect.DeepEqual(msgs[i], last[i]) {
+		if i < len(last) && reflect.DeepEqual(&msgs[i], &last[i]) { // pointers: no copies boxed
 			out[i] = sizes[i]
 		} else {
 			buf, err := enc(scratch[:0], &msgs[i])
