@@ -173,6 +173,9 @@ type Agent struct {
 	cards         *replay.Builder // set while Resume collects the replay stream
 	pending       unrestored      // set while a replay counts the records it cannot restore yet
 	toolsHashes   map[string]bool // llm.tools_snapshot hashes already written
+
+	hashMu sync.Mutex       // guards hashes
+	hashes requestHashCache // the last request's tool and system prompt hashes
 }
 
 // New returns an agent for o. It reads and writes nothing: a new agent

@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/kimigo/kimigo/agent/records"
@@ -123,13 +125,7 @@ func (a *Agent) recordRequest(ctx context.Context, p llm.Provider, req llm.Reque
 	if !a.log.ObservabilityReady() {
 		return
 	}
-	tools := make([]toolSummary, 0, len(req.Tools))
-	for _, t := range req.Tools {
-		if !t.Deferred {
-			tools = append(tools, toolSummary{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
-		}
-	}
-	toolsHash := hashJSON(tools)
+	toolsHash, systemHash, tools := a.requestHashes(req)
 	a.mu.Lock()
 	fresh := !a.toolsHashes[toolsHash]
 	alias := a.config.ModelAlias
@@ -145,11 +141,49 @@ func (a *Agent) recordRequest(ctx context.Context, p llm.Provider, req llm.Reque
 	}
 	rec := requestRecord{Kind: kind, Provider: p.Name(), Model: p.ModelName(), ModelAlias: alias,
 		ThinkingEffort: p.ThinkingEffort(), MaxTokens: p.MaxCompletionTokens(),
-		SystemPromptHash: hashText(req.System), ToolsHash: toolsHash, MessageCount: len(req.Messages),
+		SystemPromptHash: systemHash, ToolsHash: toolsHash, MessageCount: len(req.Messages),
 		TurnStep: f.TurnStep, Attempt: f.Attempt, Projection: f.Projection, DroppedCount: f.DroppedCount}
 	if _, err := a.commitPayload(ctx, records.TypeLLMRequest, rec); err != nil {
 		a.logger.Warn("record request failed", "error", err)
 	}
+}
+
+// requestHashes returns the hashes of req's offered tools and system
+// prompt, and the tool summaries. Both rarely change between requests:
+// the last ones are kept and compared, so a step hashes (and encodes its
+// tool table) only when they changed.
+func (a *Agent) requestHashes(req llm.Request) (toolsHash, systemHash string, tools []toolSummary) {
+	a.hashMu.Lock()
+	defer a.hashMu.Unlock()
+	c := &a.hashes
+	if !c.set || !slices.EqualFunc(c.tools, req.Tools, sameTool) {
+		tools = make([]toolSummary, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			if !t.Deferred {
+				tools = append(tools, toolSummary{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+			}
+		}
+		c.tools, c.toolsHash, c.summaries = slices.Clone(req.Tools), hashJSON(tools), tools
+	}
+	if !c.set || c.system != req.System {
+		c.system, c.systemHash = req.System, hashText(req.System)
+	}
+	c.set = true
+	return c.toolsHash, c.systemHash, c.summaries
+}
+
+// requestHashCache is what requestHashes keeps from the last request.
+type requestHashCache struct {
+	set                   bool
+	tools                 []llm.Tool
+	summaries             []toolSummary
+	toolsHash, systemHash string
+	system                string
+}
+
+func sameTool(a, b llm.Tool) bool {
+	return a.Name == b.Name && a.Description == b.Description && a.Deferred == b.Deferred &&
+		bytes.Equal(a.Parameters, b.Parameters)
 }
 
 func hashText(s string) string {
