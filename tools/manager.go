@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -500,9 +502,23 @@ func (m *Manager) lookup(name string) (loop.ExecutableTool, bool) {
 // sortNames orders tool names by their lower-case form, ties by bytes
 // (spec 05 §11.2).
 func sortNames(names []string) {
-	slices.SortFunc(names, func(a, b string) int {
-		return cmp.Or(strings.Compare(strings.ToLower(a), strings.ToLower(b)), strings.Compare(a, b))
-	})
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(compareLower(a, b), strings.Compare(a, b)) })
+}
+
+// compareLower is strings.Compare(strings.ToLower(a), strings.ToLower(b))
+// without building the lowered strings: UTF-8 keeps code point order, so
+// comparing the lowered runes orders as comparing their encodings; an
+// invalid byte lowers to U+FFFD in both.
+func compareLower(a, b string) int {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if la, lb := unicode.ToLower(ra), unicode.ToLower(rb); la != lb {
+			return cmp.Compare(la, lb)
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return cmp.Compare(len(a), len(b))
 }
 
 // deferredTool marks a tool's definition Deferred.
