@@ -100,6 +100,7 @@ type FilePersistence struct {
 	parentsOK  bool          // guarded by mu: Parents succeeded
 	syncErr    error         // guarded by mu: a failed fsync the writer has not dealt with yet
 	durableEnd int64         // guarded by mu: length of the file up to the last durable batch
+	syncWanted uint64        // guarded by mu: durability was asked for the records up to this count
 	started    uint64        // guarded by mu: write batches begun
 	failed     bool          // guarded by mu: the last batch failed; only a Flush retries
 	retry      bool          // guarded by mu: a Flush asked for another attempt
@@ -315,7 +316,7 @@ func (p *FilePersistence) flush(ctx context.Context) error {
 	p.mu.Lock()
 	target := p.appended
 	p.mu.Unlock()
-	return p.wait(ctx, target, func() uint64 { return p.durable })
+	return p.wait(ctx, target, true)
 }
 
 // Stage waits until everything appended before the call is written to
@@ -331,22 +332,35 @@ func (p *FilePersistence) Stage(ctx context.Context) (durable func(context.Conte
 	}
 	target := p.appended
 	p.mu.Unlock()
-	if err := p.wait(ctx, target, func() uint64 { return p.written }); err != nil {
+	if err := p.wait(ctx, target, false); err != nil {
 		return nil, err
 	}
+	p.mu.Lock()
+	p.wantSyncLocked(target) // the fsync starts now, beside the caller's work
+	p.mu.Unlock()
 	return func(ctx context.Context) error {
-		return p.wait(ctx, target, func() uint64 { return p.durable })
+		return p.wait(ctx, target, true)
 	}, nil
 }
 
-// wait waits until reached (read under mu) is at least target. A batch
-// that fails is retried once (an attempt that starts after the call), and
-// that attempt's error is returned; the records stay queued.
-func (p *FilePersistence) wait(ctx context.Context, target uint64, reached func() uint64) error {
+// wait waits until the records appended up to target are durable, or
+// only written. A batch that fails is retried once (an attempt that starts
+// after the call), and that attempt's error is returned; the records stay
+// queued. The syncer fsyncs only what someone asked to be durable (a
+// Flush, a Stage), so everything written in between (a step's records)
+// shares one fsync.
+func (p *FilePersistence) wait(ctx context.Context, target uint64, durable bool) error {
+	reached := func() uint64 { return p.written }
+	if durable {
+		reached = func() uint64 { return p.durable }
+	}
 	p.mu.Lock()
 	if reached() >= target {
 		p.mu.Unlock()
 		return nil
+	}
+	if durable {
+		p.wantSyncLocked(target)
 	}
 	since := p.started // an attempt numbered above this began after the call
 	p.retry = true

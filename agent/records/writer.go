@@ -150,10 +150,10 @@ func (p *FilePersistence) recoverFromSyncFailure() {
 	p.fileMu.Unlock()
 }
 
-// syncLoop is the sync goroutine: whenever the writer wrote something it
-// fsyncs the log (and, the first time, its directory and Parents), then
-// completes the waits for the batches that were in the file when the
-// fsync began.
+// syncLoop is the sync goroutine: while records someone asked to be
+// durable are written and not yet synced, it fsyncs the log (and, the first time, its
+// directory and Parents), then completes the waits for the batches that
+// were in the file when the fsync began.
 func (p *FilePersistence) syncLoop() {
 	defer close(p.syncDone)
 	for {
@@ -170,7 +170,7 @@ func (p *FilePersistence) syncOnce() {
 	p.fileMu.Lock()
 	defer p.fileMu.Unlock()
 	p.mu.Lock()
-	if p.syncErr != nil || p.written <= p.durable || len(p.inflight) == 0 {
+	if p.syncErr != nil || p.written <= p.durable || len(p.inflight) == 0 || p.syncWanted <= p.durable {
 		p.mu.Unlock()
 		return
 	}
@@ -255,12 +255,28 @@ func (p *FilePersistence) appendBatch(batch []Record, b inflight) error {
 	p.written, p.syncFile = b.upto, f
 	p.inflight = append(p.inflight, b)
 	p.broadcastLocked()
+	if p.syncWanted > p.durable {
+		p.wakeSyncer()
+	}
 	p.mu.Unlock()
+	return nil
+}
+
+// wantSyncLocked asks for the records up to target to be made durable;
+// the caller holds mu.
+func (p *FilePersistence) wantSyncLocked(target uint64) {
+	p.syncWanted = max(p.syncWanted, target)
+	if p.written > p.durable {
+		p.wakeSyncer()
+	}
+}
+
+// wakeSyncer asks the syncer for an fsync of what is written.
+func (p *FilePersistence) wakeSyncer() {
 	select {
 	case p.syncWake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // replaceBatch replaces the file with the batch (a Rewrite): durable when
