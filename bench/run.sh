@@ -18,5 +18,8 @@ load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
 # Other work on the machine skews the figures: compare runs made at a
 # low load average only.
 echo "load average before: $(load)"
-"$tmp/kgbench" -kimigo "$tmp/kimigo" -floor "$tmp/floor" -n "${RUNS:-20}"
+bins="$tmp/kimigo"
+# BEFORE=path/to/kimigo measures another build in the same runs.
+if [ -n "${BEFORE:-}" ]; then bins="$BEFORE,$bins"; fi
+"$tmp/kgbench" -kimigo "$bins" -floor "$tmp/floor" -n "${RUNS:-20}"
 echo "load average after: $(load)"

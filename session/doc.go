@@ -164,6 +164,10 @@
 //     (durability_test.go TestFirstRequestLeavesWhileTheFirstCommitSyncs;
 //     through the binary cmd/kimigo crash_test.go
 //     TestCrashKillBetweenTheFirstRequestAndItsCommit).
+//   - The live heap grows with the conversation, not per step
+//     (step_bench_test.go TestLiveHeapIsProportionalToTheConversation;
+//     BenchmarkSessionReadStep and BenchmarkSessionBashStep measure a
+//     step's time and allocations on the real path).
 //   - A session is open in at most one place; a refused open writes
 //     nothing (lock_test.go S69, TestSessionOpensOnceInProcess), and a
 //     session from another work dir is refused with the cd hint and no

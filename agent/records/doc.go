@@ -18,9 +18,10 @@
 //     in-memory implementation, and the file one (file.go, writer.go): a
 //     writer goroutine and a sync goroutine that group-commit in a
 //     pipeline (the writer writes each batch in one write, the syncer
-//     fsyncs what was written so far while the writer goes on; Stage
-//     waits for the write, Flush for the fsync; FileOptions.Parents joins
-//     the first commit), torn-tail repair before the first append, atomic
+//     fsyncs what was written so far while the writer goes on, when a
+//     Flush or a Stage asked for it, so a step's records share one fsync;
+//     Stage waits for the write, Flush for the fsync; FileOptions.Parents
+//     joins the first commit), torn-tail repair before the first append, atomic
 //     rewrites through wire.jsonl.tmp, write failures as *WriteError
 //     (file and errno), and an advisory lock on <agentHome>/.lock
 //     (lock.go) naming the holder's pid;

@@ -25,7 +25,8 @@ import (
 )
 
 func main() {
-	bin := flag.String("kimigo", "", "the kimigo binary to measure (required unless -serve)")
+	bin := flag.String("kimigo", "", "the kimigo binary to measure (required unless -serve); "+
+		"comma-separated binaries take turns in the same runs")
 	floor := flag.String("floor", "", "the floor program (bench/floor) to run beside kimigo and compare it with")
 	runs := flag.Int("n", 20, "measured runs per scenario")
 	serve := flag.Bool("serve", false, "only serve the fake model and print its base URL")
@@ -92,8 +93,9 @@ func startServer() (base string, stop func(), err error) {
 
 // bench runs the scenarios in a fresh data root and work dir; with a
 // floor program, its scenarios take turns with kimigo's and the ratios
-// follow the table.
-func bench(bin, floor, base string, n int) error {
+// follow the table. bins may name several kimigo binaries (a build before
+// and after a change): all of them take turns in the same runs.
+func bench(bins, floor, base string, n int) error {
 	tmp, err := os.MkdirTemp("", "kgbench-")
 	if err != nil {
 		return err
@@ -110,16 +112,26 @@ func bench(bin, floor, base string, n int) error {
 	if err != nil {
 		return err
 	}
-	scenarios := []scenario{
-		{name: "--version", argv: []string{bin, "--version"}},
-		{name: "one-shot text prompt", argv: []string{bin, "-p", "hi"}},
-		{name: "1 tool round trip", argv: []string{bin, "-p", "read a.txt (tools:1)"}},
-		{name: "20 tool round trips", argv: []string{bin, "-p", "read a.txt again and again (tools:20)"}},
-		// A shell command per step, as the floor runs, in the sandbox
-		// where kimigo has one.
-		{name: "1 Bash round trip", argv: []string{bin, "-p", "show a.txt (bash:1)"}},
-		{name: "20 Bash round trips", argv: []string{bin, "-p", "show a.txt again and again (bash:20)"}},
+	list := strings.Split(bins, ",")
+	var scenarios []scenario
+	for _, bin := range list {
+		name := func(s string) string {
+			if len(list) == 1 {
+				return s
+			}
+			return filepath.Base(bin) + " " + s
+		}
+		scenarios = append(scenarios,
+			scenario{name: name("--version"), argv: []string{bin, "--version"}},
+			scenario{name: name("one-shot text prompt"), argv: []string{bin, "-p", "hi"}},
+			scenario{name: name("1 tool round trip"), argv: []string{bin, "-p", "read a.txt (tools:1)"}},
+			scenario{name: name("20 tool round trips"), argv: []string{bin, "-p", "read a.txt again and again (tools:20)"}},
+			// A shell command per step, as the floor runs, in the sandbox
+			// where kimigo has one.
+			scenario{name: name("1 Bash round trip"), argv: []string{bin, "-p", "show a.txt (bash:1)"}},
+			scenario{name: name("20 Bash round trips"), argv: []string{bin, "-p", "show a.txt again and again (bash:20)"}})
 	}
+	f := len(scenarios)
 	if floor != "" {
 		scenarios = append(scenarios,
 			scenario{name: "floor one-shot", argv: []string{floor, "-p", "hi"}},
@@ -130,16 +142,19 @@ func bench(bin, floor, base string, n int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("kimigo %s, %d runs per scenario (interleaved), %s/%s, %d CPUs\n\n", bin, n, runtime.GOOS, runtime.GOARCH,
+	fmt.Printf("kimigo %s, %d runs per scenario (interleaved), %s/%s, %d CPUs\n\n", bins, n, runtime.GOOS, runtime.GOARCH,
 		runtime.NumCPU())
 	printTable(os.Stdout, results)
-	one, twenty := results[2], results[3]
-	wall, cpu := perTrip(one, twenty)
-	fmt.Printf("\nper extra tool round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n", wall, cpu)
-	wall, cpu = perTrip(results[4], results[5])
-	fmt.Printf("per extra Bash round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n", wall, cpu)
-	if floor != "" {
-		printRatios(results[1], results[4], results[5], results[6], results[7], results[8])
+	for i, bin := range list {
+		r := results[6*i : 6*i+6]
+		fmt.Printf("\n%s:\n", bin)
+		wall, cpu := perTrip(r[2], r[3])
+		fmt.Printf("per extra tool round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n", wall, cpu)
+		wall, cpu = perTrip(r[4], r[5])
+		fmt.Printf("per extra Bash round trip (medians, (20 − 1) / 19): wall %.2f ms, cpu %.2f ms\n", wall, cpu)
+		if floor != "" {
+			printRatios(r[1], r[4], r[5], results[f], results[f+1], results[f+2])
+		}
 	}
 	return nil
 }
