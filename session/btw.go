@@ -35,15 +35,19 @@ const BtwIDPrefix = "btw-"
 // question to a side conversation that was closed.
 var ErrBtwClosed = errors.New("the side conversation is closed")
 
-// Btw is a side conversation (/btw, spec 05 §5.12): an ephemeral child of
+// ErrNoBtw is the error of a side-conversation id that is not open (never
+// started, or closed); the error names the id.
+var ErrNoBtw = errors.New("no such side conversation")
+
+// btw is a side conversation (/btw, spec 05 §5.12): an ephemeral child of
 // the main agent that sees the main conversation as the main agent's next
 // request would carry it and answers questions about it in text, while
 // the main agent's turn goes on. Every tool call it makes is refused
 // before anything runs. Its records stay in memory: nothing of it reaches
 // the main agent's history, its records or state.json, and it is gone
 // when closed. Its events are on the session's stream with its own agent
-// id (ID). Every method is safe for concurrent use.
-type Btw struct {
+// id. Every method is safe for concurrent use.
+type btw struct {
 	s  *Session
 	id string
 	a  *agent.Agent
@@ -56,11 +60,13 @@ type Btw struct {
 type sideChannels struct {
 	mu     sync.Mutex
 	seq    int
-	open   map[string]*Btw
+	open   map[string]*btw
 	closed bool // the session closed: no new ones
 }
 
-// Btw starts a side conversation (spec 05 §5.12). The child is built the
+// StartBtw starts a side conversation (spec 05 §5.12) and returns its
+// agent id, which names it in AskBtw, WaitBtw, CancelBtw and CloseBtw and
+// in the header of its events. The child is built the
 // way the main agent is, from what the main agent has now: its model
 // binding (alias, thinking effort and provider), its exact system prompt
 // and its tool table verbatim, so the child's first request shares the
@@ -70,8 +76,75 @@ type sideChannels struct {
 // (btw.md, origin system_trigger "btw"). Its permission chain starts with
 // deny-all: every tool call gets "Tool calls are disabled for side
 // questions. Answer with text only." It may start while a main turn
-// runs; the main turn does not notice. Ask puts a question to it.
-func (s *Session) Btw(ctx context.Context) (*Btw, error) {
+// runs; the main turn does not notice. AskBtw puts a question to it.
+func (s *Session) StartBtw(ctx context.Context) (string, error) {
+	b, err := s.startBtw(ctx)
+	if err != nil {
+		return "", err
+	}
+	return b.id, nil
+}
+
+// AskBtw puts a question (or a follow-up) to side conversation id: a turn
+// of the child starts with it, and its events, the answer's deltas
+// included, arrive on the session's stream under id. While the child
+// answers an earlier question it is refused with an agent.BusyError; an
+// id that is not open is an ErrNoBtw error naming it. Nothing is recorded
+// in the session's state.json.
+func (s *Session) AskBtw(ctx context.Context, id string, input []llm.ContentPart) error {
+	b, err := s.openBtw(id)
+	if err != nil {
+		return err
+	}
+	return b.ask(ctx, input)
+}
+
+// WaitBtw waits for side conversation id's answer to the last question
+// and returns its text: the child's last assistant message. A turn that
+// did not complete (cancelled, failed) is an error saying how it ended.
+func (s *Session) WaitBtw(ctx context.Context, id string) (string, error) {
+	b, err := s.openBtw(id)
+	if err != nil {
+		return "", err
+	}
+	return b.wait(ctx)
+}
+
+// CancelBtw stops the answer side conversation id is writing, if any; it
+// stays open for another question.
+func (s *Session) CancelBtw(ctx context.Context, id string) error {
+	b, err := s.openBtw(id)
+	if err != nil {
+		return err
+	}
+	return b.a.Cancel(ctx, nil, nil)
+}
+
+// CloseBtw ends side conversation id (dismissed): a running answer is
+// cancelled and the child is dropped; the id is not open afterwards.
+func (s *Session) CloseBtw(ctx context.Context, id string) error {
+	b, err := s.openBtw(id)
+	if err != nil {
+		return err
+	}
+	return b.close(ctx)
+}
+
+// openBtw is the open side conversation id.
+func (s *Session) openBtw(id string) (*btw, error) {
+	s.side.mu.Lock()
+	defer s.side.mu.Unlock()
+	if b := s.side.open[id]; b != nil {
+		return b, nil
+	}
+	if s.side.closed {
+		return nil, fmt.Errorf("side conversation %q: %w", id, ErrBtwClosed)
+	}
+	return nil, fmt.Errorf("side conversation %q: %w", id, ErrNoBtw)
+}
+
+// startBtw builds and registers the child.
+func (s *Session) startBtw(ctx context.Context) (*btw, error) {
 	parent := s.agent
 	seed := history.FromProjected(history.TrimTrailingOpenToolExchange(parent.ProjectedHistory()))
 	seed = append(seed, history.SystemReminder(btwReminder, history.SystemTriggerOrigin(btwTrigger)))
@@ -101,32 +174,21 @@ func (s *Session) Btw(ctx context.Context) (*Btw, error) {
 	if err := a.Seed(ctx, seed); err != nil {
 		return nil, errors.Join(fmt.Errorf("start side conversation %s: %w", id, err), a.Close(context.WithoutCancel(ctx)))
 	}
-	b := &Btw{s: s, id: id, a: a}
+	b := &btw{s: s, id: id, a: a}
 	s.side.mu.Lock()
 	defer s.side.mu.Unlock()
 	if s.side.closed { // the session closed meanwhile
 		return nil, errors.Join(fmt.Errorf("start a side conversation: %w", ErrBtwClosed), a.Close(context.WithoutCancel(ctx)))
 	}
 	if s.side.open == nil {
-		s.side.open = map[string]*Btw{}
+		s.side.open = map[string]*btw{}
 	}
 	s.side.open[id] = b
 	return b, nil
 }
 
-// ID is the side conversation's agent id, in the header of its events.
-func (b *Btw) ID() string { return b.id }
-
-// Ask puts a question (or a follow-up) to the side conversation: a turn
-// of the child starts with it, and its events, the answer's deltas
-// included, arrive on the session's stream under ID. While the child
-// answers an earlier question Ask is refused with an agent.BusyError; a
-// closed side conversation refuses with ErrBtwClosed. Nothing is
-// recorded in the session's state.json.
-func (b *Btw) Ask(ctx context.Context, input []llm.ContentPart) error {
-	if b.isClosed() {
-		return fmt.Errorf("ask side conversation %s: %w", b.id, ErrBtwClosed)
-	}
+// ask starts a turn of the child with input.
+func (b *btw) ask(ctx context.Context, input []llm.ContentPart) error {
 	l, err := b.a.Prompt(ctx, input, history.UserOrigin())
 	if err != nil {
 		return err
@@ -137,10 +199,8 @@ func (b *Btw) Ask(ctx context.Context, input []llm.ContentPart) error {
 	return nil
 }
 
-// Wait waits for the answer to the last question and returns its text:
-// the child's last assistant message. A turn that did not complete
-// (cancelled, failed) is an error saying how it ended.
-func (b *Btw) Wait(ctx context.Context) (string, error) {
+// wait waits for the current turn and returns the last assistant text.
+func (b *btw) wait(ctx context.Context) (string, error) {
 	res, err := b.a.WaitForCurrentTurn(ctx)
 	if err != nil {
 		return "", err
@@ -161,13 +221,9 @@ func (b *Btw) Wait(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// Cancel stops the answer being written, if any; the side conversation
-// stays open for another question.
-func (b *Btw) Cancel(ctx context.Context) error { return b.a.Cancel(ctx, nil, nil) }
-
-// Close ends the side conversation: a running answer is cancelled and
-// the child is dropped. Later calls return the first call's error.
-func (b *Btw) Close(ctx context.Context) error {
+// close forgets the child and closes it; later calls return the first
+// call's error.
+func (b *btw) close(ctx context.Context) error {
 	b.closeOnce.Do(func() {
 		b.s.side.mu.Lock()
 		delete(b.s.side.open, b.id)
@@ -179,25 +235,19 @@ func (b *Btw) Close(ctx context.Context) error {
 	return b.closeErr
 }
 
-func (b *Btw) isClosed() bool {
-	b.s.side.mu.Lock()
-	defer b.s.side.mu.Unlock()
-	return b.s.side.open[b.id] != b
-}
-
 // closeBtw closes every open side conversation and refuses new ones; the
 // session's Close calls it before the main agent closes.
 func (s *Session) closeBtw(ctx context.Context) error {
 	s.side.mu.Lock()
 	s.side.closed = true
-	open := make([]*Btw, 0, len(s.side.open))
+	open := make([]*btw, 0, len(s.side.open))
 	for _, b := range s.side.open {
 		open = append(open, b)
 	}
 	s.side.mu.Unlock()
 	var err error
 	for _, b := range open {
-		err = errors.Join(err, b.Close(ctx))
+		err = errors.Join(err, b.close(ctx))
 	}
 	return err
 }

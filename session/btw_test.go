@@ -109,18 +109,18 @@ func TestScenario57SideChannel(t *testing.T) {
 	}
 	before := snapshot(t, s.Dir())
 
-	b, err := s.Btw(t.Context())
+	id, err := s.StartBtw(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(b.ID(), session.BtwIDPrefix) || b.ID() == "main" {
-		t.Errorf("side conversation id = %q", b.ID())
+	if !strings.HasPrefix(id, session.BtwIDPrefix) || id == "main" {
+		t.Errorf("side conversation id = %q", id)
 	}
-	if err := b.Ask(t.Context(), textParts("which build tool does this project use?")); err != nil {
+	if err := s.AskBtw(t.Context(), id, textParts("which build tool does this project use?")); err != nil {
 		t.Fatal(err)
 	}
-	evs := agentEvents(t, sub, b.ID())
-	answer, err := b.Wait(t.Context())
+	evs := agentEvents(t, sub, id)
+	answer, err := s.WaitBtw(t.Context(), id)
 	if err != nil || answer != "It uses make, as the notes said." {
 		t.Fatalf("answer = %q, %v", answer, err)
 	}
@@ -182,7 +182,7 @@ func TestScenario57SideChannel(t *testing.T) {
 	if d := cmp.Diff(before, snapshot(t, s.Dir())); d != "" {
 		t.Errorf("the side conversation changed the session's files (-before +after):\n%s", d)
 	}
-	if _, err := os.Stat(filepath.Join(s.Dir(), "agents", b.ID())); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(s.Dir(), "agents", id)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the side conversation has a home on disk: %v", err)
 	}
 	if d := cmp.Diff(mainHistory, s.History()); d != "" {
@@ -206,11 +206,14 @@ func TestScenario57SideChannel(t *testing.T) {
 		strings.Contains(last, sideDenied) {
 		t.Errorf("the main agent's request carries the side conversation:\n%s", last)
 	}
-	if err := b.Close(t.Context()); err != nil {
+	if err := s.CloseBtw(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Ask(t.Context(), textParts("again?")); !errors.Is(err, session.ErrBtwClosed) {
-		t.Errorf("Ask after Close = %v, want ErrBtwClosed", err)
+	if err := s.AskBtw(t.Context(), id, textParts("again?")); !errors.Is(err, session.ErrNoBtw) || !strings.Contains(err.Error(), id) {
+		t.Errorf("AskBtw after CloseBtw = %v, want ErrNoBtw naming %s", err, id)
+	}
+	if err := s.CancelBtw(t.Context(), "agent-1"); !errors.Is(err, session.ErrNoBtw) || !strings.Contains(err.Error(), `"agent-1"`) {
+		t.Errorf("CancelBtw of an unknown id = %v, want ErrNoBtw naming it", err)
 	}
 	if st := readState(t, s.Dir()); strings.Contains(st["lastPrompt"].(string), "build tool") {
 		t.Errorf("state.json's lastPrompt is the side question: %v", st["lastPrompt"])
@@ -237,37 +240,37 @@ func TestBtwFollowUpsCancelAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt(t, s, "hi")
-	b, err := s.Btw(t.Context())
+	id, err := s.StartBtw(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Ask(t.Context(), textParts("what did I say?")); err != nil {
+	if err := s.AskBtw(t.Context(), id, textParts("what did I say?")); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := b.Wait(t.Context()); err != nil || a != "You said hi." {
+	if a, err := s.WaitBtw(t.Context(), id); err != nil || a != "You said hi." {
 		t.Fatalf("first answer = %q, %v", a, err)
 	}
 
-	if err := b.Ask(t.Context(), textParts("are you sure?")); err != nil {
+	if err := s.AskBtw(t.Context(), id, textParts("are you sure?")); err != nil {
 		t.Fatal(err)
 	}
 	<-gate.Reached()
 	var busy *agent.BusyError
-	if err := b.Ask(t.Context(), textParts("hello?")); !errors.As(err, &busy) {
+	if err := s.AskBtw(t.Context(), id, textParts("hello?")); !errors.As(err, &busy) {
 		t.Errorf("Ask while answering = %v, want a BusyError", err)
 	}
-	if err := b.Cancel(t.Context()); err != nil {
+	if err := s.CancelBtw(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Wait(t.Context()); err == nil || !strings.Contains(err.Error(), "cancelled") {
+	if _, err := s.WaitBtw(t.Context(), id); err == nil || !strings.Contains(err.Error(), "cancelled") {
 		t.Errorf("Wait after Cancel = %v, want an error saying it was cancelled", err)
 	}
 	gate.Release()
 
-	if err := b.Ask(t.Context(), textParts("and now?")); err != nil {
+	if err := s.AskBtw(t.Context(), id, textParts("and now?")); err != nil {
 		t.Fatal(err)
 	}
-	if a, err := b.Wait(t.Context()); err != nil || a != "Still hi." {
+	if a, err := s.WaitBtw(t.Context(), id); err != nil || a != "Still hi." {
 		t.Fatalf("follow-up answer = %q, %v", a, err)
 	}
 	body := string(r.srv.Request(3).Body)
@@ -282,10 +285,10 @@ func TestBtwFollowUpsCancelAndClose(t *testing.T) {
 		}
 	}
 	closeSession(t, s)
-	if err := b.Ask(t.Context(), textParts("after close")); !errors.Is(err, session.ErrBtwClosed) {
-		t.Errorf("Ask after the session closed = %v, want ErrBtwClosed", err)
+	if err := s.AskBtw(t.Context(), id, textParts("after close")); !errors.Is(err, session.ErrBtwClosed) {
+		t.Errorf("AskBtw after the session closed = %v, want ErrBtwClosed", err)
 	}
-	if _, err := s.Btw(t.Context()); !errors.Is(err, session.ErrBtwClosed) {
-		t.Errorf("Btw on a closed session = %v, want ErrBtwClosed", err)
+	if _, err := s.StartBtw(t.Context()); !errors.Is(err, session.ErrBtwClosed) {
+		t.Errorf("StartBtw on a closed session = %v, want ErrBtwClosed", err)
 	}
 }

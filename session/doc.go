@@ -20,10 +20,10 @@
 //
 // A side question (/btw, spec 05 §5.12; btw.go), also while a turn runs:
 //
-//	b, err := s.Btw(ctx)  // an in-memory child "btw-<n>" of the main agent
-//	b.Ask(ctx, question)  // its events arrive on sub with AgentID b.ID()
-//	answer, err := b.Wait(ctx) // or render the deltas; b.Ask again for a follow-up
-//	b.Cancel(ctx); b.Close(ctx) // Esc; dismissed (s.Close closes what is open)
+//	id, err := s.StartBtw(ctx)        // an in-memory child "btw-<n>" of the main agent
+//	s.AskBtw(ctx, id, question)       // its events arrive on sub with AgentID id
+//	answer, err := s.WaitBtw(ctx, id) // or render the deltas; AskBtw again for a follow-up
+//	s.CancelBtw(ctx, id); s.CloseBtw(ctx, id) // stop the answer; dismiss (Close closes the rest)
 //
 // The child copies the main agent's model, exact system prompt and tool
 // table, starts from its projected history (an exchange still waiting for
@@ -94,8 +94,10 @@
 //     prompt /skill:<name> [args] sent as that skill's activation;
 //   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
-//     Close; side questions (btw.go: Btw, ids btw-<n>, which cannot
-//     collide with the agent-<n> of children kept on disk); the plan and goal controls (modes.go), with building plan
+//     Close; side questions (btw.go: StartBtw, AskBtw, WaitBtw,
+//     CancelBtw, CloseBtw; ids btw-<n>, which cannot collide with the
+//     agent-<n> of children kept on disk); the plan and goal controls
+//     (modes.go), with building plan
 //     mode (plan files in the main agent's home) and goal mode, their
 //     tools and reminders, for the main agent; History (history.go), the
 //     main agent's conversation for a front end's replay;
