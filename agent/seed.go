@@ -35,9 +35,13 @@ func (a *Agent) ProjectedHistory() []llm.Message {
 var ErrSeedNotEmpty = errors.New("seed history: the agent already has a conversation")
 
 // Seed starts an empty agent's conversation with msgs, each committed as
-// context.append_message in order, so its first request carries them. It
-// refuses an agent that has a history or a turn.
-func (a *Agent) Seed(ctx context.Context, msgs []history.Message) error {
+// context.append_message in order, so its first request carries them.
+// tokenCount, when positive, is the context size they were measured at
+// (the source agent's TokenCount), committed after them as
+// context.update_token_count: the completion cap of the first request is
+// then clamped as the source's next request would be. It refuses an agent
+// that has a history or a turn.
+func (a *Agent) Seed(ctx context.Context, msgs []history.Message, tokenCount int) error {
 	a.mu.Lock()
 	empty := a.mem.Len() == 0
 	a.mu.Unlock()
@@ -50,5 +54,10 @@ func (a *Agent) Seed(ctx context.Context, msgs []history.Message) error {
 			return err
 		}
 	}
-	return nil
+	if tokenCount <= 0 {
+		return nil
+	}
+	_, err := a.commitPayload(ctx, records.Type(history.TypeUpdateTokenCount),
+		history.UpdateTokenCountRecord{TokenCount: tokenCount})
+	return err
 }

@@ -148,6 +148,7 @@ func (s *Session) startBtw(ctx context.Context) (*btw, error) {
 	parent := s.agent
 	seed := history.FromProjected(history.TrimTrailingOpenToolExchange(parent.ProjectedHistory()))
 	seed = append(seed, history.SystemReminder(btwReminder, history.SystemTriggerOrigin(btwTrigger)))
+	tokens := parent.TokenCount() // the completion cap is clamped as the main agent's is
 
 	s.side.mu.Lock()
 	if s.side.closed {
@@ -171,7 +172,7 @@ func (s *Session) startBtw(ctx context.Context) (*btw, error) {
 		Events:    s.bus,
 		Logger:    s.logger.With("agent_id", id),
 	})
-	if err := a.Seed(ctx, seed); err != nil {
+	if err := a.Seed(ctx, seed, tokens); err != nil {
 		return nil, errors.Join(fmt.Errorf("start side conversation %s: %w", id, err), a.Close(context.WithoutCancel(ctx)))
 	}
 	b := &btw{s: s, id: id, a: a}

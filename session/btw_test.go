@@ -141,6 +141,14 @@ func TestScenario57SideChannel(t *testing.T) {
 	if string(side.Tools) != string(main2.Tools) || len(side.Tools) < 10 {
 		t.Errorf("side tools differ from the main agent's:\n%s\nwant\n%s", side.Tools, main2.Tools)
 	}
+	// Everything else of the request is the main agent's too: the model,
+	// its completion cap, the prompt-cache key, the stream options.
+	mainRest, sideRest := r.srv.Request(2).JSON(t), r.srv.Request(3).JSON(t)
+	delete(mainRest, "messages")
+	delete(sideRest, "messages")
+	if d := cmp.Diff(mainRest, sideRest); d != "" || mainRest["model"] != "fake-model" {
+		t.Errorf("the side request's settings differ from the main agent's (-main +side):\n%s", d)
+	}
 	var reminder, question struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
