@@ -100,7 +100,7 @@ func TestBtwUsage(t *testing.T) {
 }
 
 // A child's approval request names the child ("agent-2 wants to use
-// Bash"); the main agent's does not. The footer counts the children whose
+// Bash"), and so does its question; the main agent's do not. The footer counts the children whose
 // turn runs, and side conversations are not among them.
 func TestChildApprovalAndFooterCount(t *testing.T) {
 	r := newRig(t)
@@ -121,6 +121,13 @@ func TestChildApprovalAndFooterCount(t *testing.T) {
 	r.lacks(r.live(), "wants to use")
 	r.key("4")
 	r.sess.Calls()
+
+	r.agentEvent("agent-2", event.QuestionRequested{Header: event.InTurn(0), RequestID: "q1", Questions: []event.Question{
+		{Question: "Which branch?", Options: []event.QuestionOption{{Label: "main"}, {Label: "dev"}}}}})
+	r.contains(r.live(), "agent-2 asks:")
+	r.contains(r.live(), "Which branch?")
+	r.key("esc")
+	r.expectCalls(`question q1 []`)
 
 	r.agentEvent("agent-2", event.TurnEnded{Header: event.InTurn(0), Reason: event.EndCompleted})
 	footer = r.m.Frame().Lines

@@ -11,7 +11,8 @@
 // submitting, queueing and steering (queue.go); the one registry of slash
 // commands (command.go, commands.go) that later parts of kimigo add to;
 // the approval panel with its danger labels (approval.go, danger.go; a
-// child's request names the child: "agent-2 wants to use Bash"), the
+// child's request and question name the child: "agent-2 wants to use
+// Bash", "agent-2 asks:"), the
 // side panel of /btw (btw.go: a side question answered while the main
 // turn goes on, follow-ups with /btw, Esc dismisses it before it reaches
 // the turn) and the footer's count of running children, the
