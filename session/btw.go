@@ -177,14 +177,17 @@ func (s *Session) startBtw(ctx context.Context) (*btw, error) {
 	}
 	b := &btw{s: s, id: id, a: a}
 	s.side.mu.Lock()
-	defer s.side.mu.Unlock()
-	if s.side.closed { // the session closed meanwhile
+	closed := s.side.closed
+	if !closed {
+		if s.side.open == nil {
+			s.side.open = map[string]*btw{}
+		}
+		s.side.open[id] = b
+	}
+	s.side.mu.Unlock()
+	if closed { // the session closed meanwhile
 		return nil, errors.Join(fmt.Errorf("start a side conversation: %w", ErrBtwClosed), a.Close(context.WithoutCancel(ctx)))
 	}
-	if s.side.open == nil {
-		s.side.open = map[string]*btw{}
-	}
-	s.side.open[id] = b
 	return b, nil
 }
 
