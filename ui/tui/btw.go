@@ -170,8 +170,8 @@ func (m *Model) sideEvent(ev event.Event) tea.Cmd {
 }
 
 // sideLines renders the panel: a titled rule, the question, the answer
-// (its last rows while it streams, its first ones when it is longer
-// than rows), and the hint.
+// as Markdown (its last rows while it streams, its first ones when it is
+// longer than rows), and the hint.
 func (m *Model) sideLines(rows int) []string {
 	s := m.side
 	if s == nil {
@@ -183,10 +183,7 @@ func (m *Model) sideLines(rows int) []string {
 	for _, l := range render.Wrap(s.question, max(w-5, 10)) {
 		out = append(out, t.Bold.Render("  ? "+l))
 	}
-	answer := render.Wrap(strings.TrimSpace(s.answer.String()), max(w-5, 10))
-	if len(answer) == 1 && answer[0] == "" {
-		answer = nil
-	}
+	answer := m.md.Render(s.answer.String(), max(w-5, 10)) // Markdown, like the main answer
 	rows = max(rows, 3)
 	if len(answer) > rows {
 		if s.running {

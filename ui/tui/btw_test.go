@@ -133,3 +133,25 @@ func TestChildApprovalAndFooterCount(t *testing.T) {
 	footer = r.m.Frame().Lines
 	r.lacks(stripANSI(strings.Join(footer[len(footer)-2:], "\n")), "agent running")
 }
+
+// The side answer is Markdown, rendered like the main answer; a long one
+// shows its first rows and says how many more there are.
+func TestBtwAnswerIsMarkdown(t *testing.T) {
+	r := newRig(t)
+	r.typeText("/btw list the steps")
+	r.key("enter")
+	r.agentEvent("btw-1", event.TurnStarted{Header: event.InTurn(0), Origin: "user"})
+	var b strings.Builder
+	b.WriteString("**Steps**\n\n")
+	for i := range 30 {
+		b.WriteString("- step " + string(rune('a'+i%26)) + "\n")
+	}
+	r.agentEvent("btw-1", event.AssistantDelta{Header: event.InTurn(0), Delta: b.String()})
+	r.agentEvent("btw-1", event.TurnEnded{Header: event.InTurn(0), Reason: event.EndCompleted})
+	live := r.live()
+	r.contains(live, "Steps")
+	r.lacks(live, "**Steps**")
+	r.contains(live, "step a")
+	r.contains(live, "more lines")
+	r.lacks(live, "answering")
+}
