@@ -75,8 +75,10 @@ type sideChannels struct {
 // still waiting for its tool results, followed by a system reminder
 // (btw.md, origin system_trigger "btw"). Its permission chain starts with
 // deny-all: every tool call gets "Tool calls are disabled for side
-// questions. Answer with text only." It may start while a main turn
-// runs; the main turn does not notice. AskBtw puts a question to it.
+// questions. Answer with text only." No lifecycle hook runs for it and it
+// never compacts: it is a short aside, not part of the session's work. It
+// may start while a main turn runs; the main turn does not notice. AskBtw
+// puts a question to it.
 func (s *Session) StartBtw(ctx context.Context) (string, error) {
 	b, err := s.startBtw(ctx)
 	if err != nil {
