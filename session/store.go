@@ -173,10 +173,11 @@ func (s *Store) create(id, workDir string, additionalDirs []string) (sum Summary
 		if err := osenv.SyncFile(s.fs, s.indexPath()); err != nil {
 			return err
 		}
+		dirs := slices.Clone(syncDirs) // a retry after a failure starts over
 		if newIndex {
-			syncDirs = append(syncDirs, s.root)
+			dirs = append(dirs, s.root)
 		}
-		for _, d := range slices.Compact(syncDirs) {
+		for _, d := range slices.Compact(dirs) {
 			if err := s.fs.SyncDir(d); err != nil {
 				return err
 			}
