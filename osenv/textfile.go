@@ -14,6 +14,18 @@ import (
 // scanChunk is the read size of the streaming helpers below.
 const scanChunk = 64 << 10
 
+// chunkFor is the read size for f: scanChunk, or less for a regular file
+// known to be smaller, so reading a small file allocates what it holds
+// rather than 64 KiB per pass. A file that grows meanwhile is still read
+// whole, in more reads.
+func chunkFor(f File) int {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() <= 0 || fi.Size() >= scanChunk {
+		return scanChunk
+	}
+	return max(int(fi.Size())+1, 512) // +1: the read that meets the end needs no second one
+}
+
 // TextScan is what one streaming pass over a file learns (ScanTextFile).
 type TextScan struct {
 	Size int64
@@ -29,7 +41,7 @@ type TextScan struct {
 	CRLF, LF, LoneCR bool
 }
 
-// ScanTextFile reads name once, in 64 KiB chunks, and reports its line
+// ScanTextFile reads name once, in 64 KiB chunks (chunkFor), and reports its line
 // count, line endings, NUL bytes and UTF-8 validity. Memory use does not
 // grow with the file.
 func ScanTextFile(fsys FS, name string) (TextScan, error) {
@@ -39,12 +51,13 @@ func ScanTextFile(fsys FS, name string) (TextScan, error) {
 	}
 	defer f.Close() // read-only
 	s := TextScan{ValidUTF8: true}
-	buf := make([]byte, scanChunk+utf8.UTFMax)
+	chunk := chunkFor(f)
+	buf := make([]byte, chunk+utf8.UTFMax)
 	carry := 0      // bytes of an incomplete rune kept at the front of buf
 	prevCR := false // the previous chunk ended with "\r"
 	var last byte
 	for {
-		n, err := f.Read(buf[carry : carry+scanChunk])
+		n, err := f.Read(buf[carry : carry+chunk])
 		if n > 0 {
 			chunk := buf[carry : carry+n]
 			s.Size += int64(n)
@@ -179,7 +192,7 @@ func ReadLines(fsys FS, name string, maxLineBytes int) iter.Seq2[Line, error] {
 			return
 		}
 		defer f.Close() // read-only
-		for l, err := range lines(f, 1, maxLineBytes) {
+		for l, err := range lines(f, chunkFor(f), 1, maxLineBytes) {
 			if !yield(l, err) {
 				return
 			}
@@ -189,7 +202,7 @@ func ReadLines(fsys FS, name string, maxLineBytes int) iter.Seq2[Line, error] {
 
 // ReadLineRange returns up to max lines of name starting at line start
 // (1-based). Lines before start are skipped by counting newlines in 64 KiB
-// chunks, without building strings.
+// chunks (less for a smaller file), without building strings.
 func ReadLineRange(fsys FS, name string, start, max, maxLineBytes int) ([]Line, error) {
 	if start < 1 {
 		return nil, fmt.Errorf("read lines %s: start %d < 1", name, start)
@@ -199,24 +212,26 @@ func ReadLineRange(fsys FS, name string, start, max, maxLineBytes int) ([]Line, 
 		return nil, err
 	}
 	defer f.Close() // read-only
-	off, found, err := offsetOfLine(f, start)
+	chunk := chunkFor(f)
+	off, found, err := offsetOfLine(f, chunk, start)
 	if err != nil || !found {
 		return nil, err
 	}
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("seek %s: %w", f.Name(), err)
 	}
-	return collect(lines(f, start, maxLineBytes), max)
+	return collect(lines(f, chunk, start, maxLineBytes), max)
 }
 
-// offsetOfLine finds the byte offset where line n (1-based) starts; found
-// is false when the file has fewer lines.
-func offsetOfLine(r io.Reader, n int) (int64, bool, error) {
+// offsetOfLine finds the byte offset where line n (1-based) starts,
+// reading chunk bytes at a time; found is false when the file has fewer
+// lines.
+func offsetOfLine(r io.Reader, chunk, n int) (int64, bool, error) {
 	if n == 1 {
 		return 0, true, nil
 	}
 	need := n - 1 // newlines to pass
-	buf := make([]byte, scanChunk)
+	buf := make([]byte, chunk)
 	var off int64
 	for {
 		m, err := r.Read(buf)
@@ -271,7 +286,7 @@ func ReadTailLines(fsys FS, name string, count, maxLineBytes int) ([]Line, error
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("seek %s: %w", f.Name(), err)
 	}
-	return collect(lines(f, 1, maxLineBytes), count)
+	return collect(lines(f, scanChunk, 1, maxLineBytes), count)
 }
 
 // tailStart finds the offset of the first of the last count lines.
@@ -328,11 +343,12 @@ func collect(seq iter.Seq2[Line, error], max int) ([]Line, error) {
 	return out, nil
 }
 
-// lines reads r line by line, numbering from first; lines past
-// maxLineBytes (0: unlimited) are cut and their rest skipped.
-func lines(r io.Reader, first, maxLineBytes int) iter.Seq2[Line, error] {
+// lines reads r line by line through a chunk-byte buffer, numbering from
+// first; lines past maxLineBytes (0: unlimited) are cut and their rest
+// skipped.
+func lines(r io.Reader, chunk, first, maxLineBytes int) iter.Seq2[Line, error] {
 	return func(yield func(Line, error) bool) {
-		br := bufio.NewReaderSize(r, scanChunk)
+		br := bufio.NewReaderSize(r, chunk)
 		n := first
 		for {
 			l, err := readLine(br, maxLineBytes)

@@ -3,6 +3,9 @@ package osenv_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -146,5 +149,36 @@ func TestReadLinesCutsLongLines(t *testing.T) {
 		if err == nil {
 			t.Error("missing file read without error")
 		}
+	}
+}
+
+// Reading a small file allocates about what it holds, not a 64 KiB buffer
+// per pass: the Read tool scans a file and then reads a range of it on
+// every call (issue 23, allocations per step). The content is still read
+// whole and right.
+func TestSmallFileReadsAllocateLittle(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "small.txt")
+	content := strings.Repeat("a line of text\r\n", 100) // 1,600 bytes
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs := osenv.LocalFS{}
+	const calls = 50
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range calls {
+		scan, err := osenv.ScanTextFile(fs, name)
+		if err != nil || scan.Lines != 100 || !scan.CRLF || scan.LF || scan.LoneCR || !scan.EndsWithNewline {
+			t.Fatalf("scan %+v (%v)", scan, err)
+		}
+		got, err := osenv.ReadLineRange(fs, name, 99, 5, 0)
+		if err != nil || len(got) != 2 || got[0].Number != 99 || got[1].Text != "a line of text\r\n" {
+			t.Fatalf("ReadLineRange(99, 5) = %+v (%v)", got, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / calls; per > 16<<10 {
+		t.Errorf("a scan and a range read of a %d-byte file allocate %d B; want at most 16 KiB", len(content), per)
 	}
 }
