@@ -50,9 +50,15 @@ type Decoder struct {
 	last string
 }
 
+// bufSize is the decoder's read buffer. A step's answer is a few hundred
+// bytes and every request has a decoder of its own, so the buffer is not
+// larger than a burst of events needs; a longer line spills into a buffer
+// that grows to fit it.
+const bufSize = 16 << 10
+
 // NewDecoder returns a decoder reading r.
 func NewDecoder(r io.Reader) *Decoder {
-	return &Decoder{r: bufio.NewReaderSize(r, 64<<10)}
+	return &Decoder{r: bufio.NewReaderSize(r, bufSize)}
 }
 
 // Next returns the next event. It returns io.EOF when the stream ends at an

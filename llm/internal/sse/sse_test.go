@@ -3,6 +3,7 @@ package sse
 import (
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -167,4 +168,25 @@ func FuzzReady(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A decoder of a short answer allocates its 16 KiB buffer and little else
+// (every request has one: issue 23, allocations per step); lines longer
+// than the buffer are still whole (TestDecoderLongLine).
+func TestDecoderOfAShortStreamAllocatesLittle(t *testing.T) {
+	in := "data: {\"choices\":[{\"delta\":{\"content\":\"Done.\"}}]}\n\ndata: [DONE]\n\n"
+	const streams = 50
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range streams {
+		got, err := collect(t, in)
+		if err != nil || len(got) != 2 || got[1].Data != "[DONE]" {
+			t.Fatalf("events %v (%v)", got, err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / streams; per > 20<<10 {
+		t.Errorf("decoding a %d-byte stream allocates %d B; want at most 20 KiB", len(in), per)
+	}
 }
