@@ -153,6 +153,9 @@ type Provider struct {
 	// sizes are the encoded sizes of the last request's messages, shared
 	// by every copy.
 	sizes *wire.Sizes[wireMessage]
+	// tools is the encoded tool table of the last request, shared by
+	// every copy.
+	tools *toolsCache
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -175,6 +178,7 @@ func New(opts Options) *Provider {
 		dialect:   newReasoningDialect(opts.ReasoningKey),
 		maxTokens: max(opts.MaxCompletionTokens, 0),
 		sizes:     &wire.Sizes[wireMessage]{},
+		tools:     &toolsCache{},
 	}
 	p.kwargs.Stop = append([]string(nil), opts.GenerationKwargs.Stop...)
 	if p.flavour != OpenAI {

@@ -135,10 +135,12 @@ func (p *Provider) requestBody(req *llm.Request) (*wire.Body[wireMessage], error
 		}
 	}
 	if len(req.Tools) > 0 {
-		w.key("tools")
-		if err := e.encodeTools(w, req.Tools); err != nil {
+		tools, err := p.tools.encode(e, req.Tools)
+		if err != nil {
 			return nil, err
 		}
+		w.buf.Grow(len(tools) + 64) // the rest of the tail is short
+		w.rawField("tools", tools)
 	}
 	w.key("stream_options")
 	w.beginObject()
@@ -255,6 +257,46 @@ func encodeResponseFormat(w *writer, f *llm.ResponseFormat) error {
 // encodeTools writes a tool array. Kimi sends $-named tools as builtin
 // functions and normalises schemas; the openai flavour sends schemas
 // byte-for-byte.
+// toolsCache holds the encoded tool table of the last request. The table
+// is the same from one step to the next (the agent rebuilds it only when
+// its tools change), and encoding it, with a validation of every schema,
+// was the largest part of encoding a request; a request whose tools equal
+// the last one's reuses the bytes. Safe for concurrent use.
+type toolsCache struct {
+	mu    sync.Mutex
+	kimi  bool
+	tools []llm.Tool // a copy of the table enc encodes; its strings and schemas share the caller's bytes
+	enc   []byte     // never changed once stored
+}
+
+// encode returns tools encoded as a JSON array, from the cache when they
+// equal the last table encoded for the same flavour. Equal tables share
+// their strings and schemas, so comparing them costs little.
+func (c *toolsCache) encode(e *encoder, tools []llm.Tool) ([]byte, error) {
+	c.mu.Lock()
+	if c.enc != nil && c.kimi == e.kimi && slices.EqualFunc(c.tools, tools, sameTool) {
+		enc := c.enc
+		c.mu.Unlock()
+		return enc, nil
+	}
+	c.mu.Unlock()
+	w := newWriter()
+	if err := e.encodeTools(w, tools); err != nil {
+		return nil, err
+	}
+	enc := w.bytes()
+	c.mu.Lock()
+	c.kimi, c.tools, c.enc = e.kimi, slices.Clone(tools), enc
+	c.mu.Unlock()
+	return enc, nil
+}
+
+// sameTool reports whether a and b encode the same.
+func sameTool(a, b llm.Tool) bool {
+	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters) &&
+		a.Deferred == b.Deferred
+}
+
 func (e *encoder) encodeTools(w *writer, tools []llm.Tool) error {
 	w.beginArray()
 	for _, t := range tools {

@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -473,4 +474,58 @@ func (p *Provider) encodeRequest(req *llm.Request) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes()
+}
+
+// The tool table is encoded once and its bytes reused while the tools stay
+// the same (issue 23: encode only what changed): equal tables, in the
+// same slice or another, send the same bytes; a changed description is
+// sent; a table that cannot be sent fails every time, and the table
+// before it is still sent right afterwards.
+func TestToolTableEncodedOnceWhileUnchanged(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"mode":{"enum":["a","b"]}}}`)
+	tools := []llm.Tool{
+		{Name: "$web_search", Description: "ignored"},
+		{Name: "pick", Description: "Pick a mode.", Parameters: schema},
+	}
+	srv := kimiServer(t, llmtest.Text("0"), llmtest.Text("1"), llmtest.Text("2"), llmtest.Text("3"), llmtest.Text("4"))
+	p := against(srv, Options{})
+	msgs := []llm.Message{llm.UserMessage("hi")}
+	generate(t, p, llm.Request{Tools: tools, Messages: msgs})
+	generate(t, p, llm.Request{Tools: tools, Messages: msgs})
+	copied := []llm.Tool{
+		{Name: strings.Clone("$web_search"), Description: strings.Clone("ignored")},
+		{Name: strings.Clone("pick"), Description: strings.Clone("Pick a mode."), Parameters: append(json.RawMessage(nil), schema...)},
+	}
+	generate(t, p, llm.Request{Tools: copied, Messages: msgs})
+	changed := slices.Clone(tools)
+	changed[1].Description = "Pick a mode, carefully."
+	generate(t, p, llm.Request{Tools: changed, Messages: msgs})
+	broken := slices.Clone(tools)
+	broken[1].Parameters = json.RawMessage(`{"type":`)
+	for range 2 {
+		if _, err := llm.Generate(t.Context(), p, llm.Request{Tools: broken, Messages: msgs}, llm.Callbacks{}); !llm.IsInvalidRequest(err) {
+			t.Fatalf("tools with a broken schema: err = %v; want an invalid request", err)
+		}
+	}
+	generate(t, p, llm.Request{Tools: tools, Messages: msgs})
+
+	want := decodeJSON(t, `[
+	 {"type":"builtin_function","function":{"name":"$web_search"}},
+	 {"type":"function","function":{"name":"pick","description":"Pick a mode.","parameters":{"type":"object","properties":{
+	   "mode":{"enum":["a","b"],"type":"string"}}}}}]`)
+	if d := cmp.Diff(want, body(t, srv, 0)["tools"]); d != "" {
+		t.Errorf("tools of the first request (-want +got):\n%s", d)
+	}
+	if n := len(srv.Requests()); n != 5 {
+		t.Fatalf("%d requests; want 5", n)
+	}
+	for _, i := range []int{1, 2, 4} {
+		if got, first := string(srv.Request(i).Body), string(srv.Request(0).Body); got != first {
+			t.Errorf("request %d differs from request 0:\n%s\n%s", i, got, first)
+		}
+	}
+	fn := body(t, srv, 3)["tools"].([]any)[1].(map[string]any)["function"].(map[string]any)
+	if fn["description"] != "Pick a mode, carefully." {
+		t.Errorf("the changed description was not sent: %v", fn)
+	}
 }
