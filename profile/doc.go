@@ -47,6 +47,9 @@
 //     (git_test.go). What does not depend on the work tree (commits,
 //     remote, a slow verdict) is cached per work dir under
 //     <home>/cache/git while HEAD, the index, the config and the refs keep
-//     their mtime and size; the changed files are never cached; a broken
-//     or unwritable cache is ignored (TestGitCache, git_cache.go).
+//     their mtime and size; a slow verdict holds for an hour across a
+//     new HEAD or index, which only asks for the commits and the remote
+//     again (TestGitSlowVerdictOutlivesANewHead); the changed files are
+//     never cached; a broken or unwritable cache is ignored (TestGitCache,
+//     git_cache.go).
 package profile

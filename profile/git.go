@@ -119,8 +119,9 @@ type gitProbe struct {
 //
 // What does not depend on the work tree (commits, remote, a slow verdict)
 // is cached per work dir while HEAD, the index and the refs are unchanged
-// (git_cache.go): a cached slow verdict runs no git at all, and a cached
-// fast repository runs only git status.
+// (git_cache.go): a cached slow verdict runs no git at all (after a new
+// HEAD or index, only log and remote, until the verdict expires), and a
+// cached fast repository runs only git status.
 func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe gitProbe) GitState {
 	if _, err := env.Lstat(path.Join(root, ".git")); err != nil {
 		return GitState{NotARepo: true, WorkDir: workDir}
@@ -130,8 +131,13 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe g
 		now = probe.now
 	}
 	repo := readGitRepo(env, root)
-	cached, hit := loadGitCache(env, probe.cacheDir, workDir, repo)
-	if hit && cached.Slow && now().Sub(cached.SlowAt) < gitSlowTTL {
+	cached, found := loadGitCache(env, probe.cacheDir, workDir, repo)
+	hit := found && cached.Stamp == repo.stamp
+	// A slow verdict is about the size of the work tree, which a commit, a
+	// checkout or git add hardly changes: it holds until it expires, and
+	// a new HEAD or index only asks for the commits and the remote again.
+	slowKnown := found && cached.Slow && now().Sub(cached.SlowAt) < gitSlowTTL
+	if hit && slowKnown {
 		return cached.state(workDir, repo)
 	}
 	pctx, cancel := context.WithTimeout(ctx, probe.deadline)
@@ -147,9 +153,15 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe g
 		})
 		wg.Go(func() { rm, rmErr = runGit(pctx, env, workDir, "remote", "get-url", "origin") })
 	}
-	st, err := runGit(pctx, env, workDir, "status", "--porcelain=v1", "--branch")
+	var (
+		st  gitOutput
+		err error
+	)
+	if !slowKnown {
+		st, err = runGit(pctx, env, workDir, "status", "--porcelain=v1", "--branch")
+	}
 	wg.Wait()
-	slow := err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
+	slow := slowKnown || (err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded))
 	if !slow && (err != nil || st.code != 0) {
 		if strings.Contains(st.stderr, "not a git repository") {
 			return GitState{NotARepo: true, WorkDir: workDir}
@@ -178,9 +190,15 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe g
 	// (a failing one, no remote or no commits yet, is an answer), unless
 	// the point is the slow verdict: it spares the next start the wait.
 	// A slow verdict is written again to restart its time to live.
+	// A verdict carried over to a new HEAD keeps its time: the status is
+	// tried again when it expires, however often HEAD moved meanwhile.
 	complete := hit || slow || (lgErr == nil && rmErr == nil)
 	if complete && (!hit || slow || cached.Slow) {
-		storeGitCache(env, probe.cacheDir, workDir, repo, g, now())
+		at := now()
+		if slowKnown {
+			at = cached.SlowAt
+		}
+		storeGitCache(env, probe.cacheDir, workDir, repo, g, at)
 	}
 	return g
 }

@@ -129,8 +129,10 @@ func gitCacheFile(dir, workDir string) string {
 	return path.Join(dir, hex.EncodeToString(sum[:16])+".json")
 }
 
-// loadGitCache returns workDir's cache entry when it is valid for r. A
-// missing, unreadable, foreign or stale file is a miss, never an error.
+// loadGitCache returns workDir's cache entry when there is one for r's
+// repository; its Stamp tells whether it is still valid for r (a slow
+// verdict outlives a new HEAD, see gatherGit). A missing, unreadable or
+// foreign file is a miss, never an error.
 func loadGitCache(fsys osenv.FS, dir, workDir string, r gitRepo) (gitCacheEntry, bool) {
 	if dir == "" || r.stamp == "" {
 		return gitCacheEntry{}, false
@@ -140,7 +142,7 @@ func loadGitCache(fsys osenv.FS, dir, workDir string, r gitRepo) (gitCacheEntry,
 		return gitCacheEntry{}, false
 	}
 	var e gitCacheEntry
-	if json.Unmarshal(b, &e) != nil || e.Version != gitCacheVersion || e.WorkDir != workDir || e.Stamp != r.stamp {
+	if json.Unmarshal(b, &e) != nil || e.Version != gitCacheVersion || e.WorkDir != workDir {
 		return gitCacheEntry{}, false
 	}
 	return e, true

@@ -224,6 +224,46 @@ func TestGitCache(t *testing.T) {
 	}
 }
 
+// TestGitSlowVerdictOutlivesANewHead runs the real git: a repository
+// found slow stays slow across a commit (the work tree is as large as
+// before), so the start after a commit runs only log and remote, for the
+// new commits, and no status; the verdict keeps its time and expires as
+// if HEAD had not moved.
+func TestGitSlowVerdictOutlivesANewHead(t *testing.T) {
+	f := newGitFixture(t)
+	if err := os.WriteFile(f.slow, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.deadline = 50 * time.Millisecond
+	slow, ran := f.gather()
+	if !slow.Slow || len(slow.Commits) != 1 {
+		t.Fatalf("first state = %+v; want a slow repository with one commit", slow)
+	}
+	if diff := cmp.Diff([]string{"log", "remote", "status"}, ran); diff != "" {
+		t.Errorf("the first probe runs (-want +got):\n%s", diff)
+	}
+
+	f.clock = f.clock.Add(gitSlowTTL / 2)
+	f.git("commit", "-q", "-am", "second")
+	after, ran := f.gather()
+	want := GitState{Repo: true, Slow: true, WorkDir: f.repo, Branch: "trunk", Commits: after.Commits}
+	if diff := cmp.Diff(want, after); diff != "" || len(after.Commits) != 2 || !strings.HasSuffix(after.Commits[0], " second") {
+		t.Errorf("state after a commit (-want +got):\n%s\ncommits %q", diff, after.Commits)
+	}
+	if diff := cmp.Diff([]string{"log", "remote"}, ran); diff != "" {
+		t.Errorf("after a commit the probe runs (-want +got):\n%s", diff)
+	}
+	if _, ran = f.gather(); len(ran) != 0 {
+		t.Errorf("the carried verdict ran git %v", ran)
+	}
+
+	// An hour after the first probe, not after the commit, status runs again.
+	f.clock = f.clock.Add(gitSlowTTL/2 + time.Minute)
+	if _, ran = f.gather(); !slices.Equal(ran, []string{"status"}) {
+		t.Errorf("the expired verdict runs %v, want status", ran)
+	}
+}
+
 // TestReadGitRepoWorktree: in a linked worktree the branch comes from the
 // worktree's own HEAD and the stamp covers the shared config and refs.
 func TestReadGitRepoWorktree(t *testing.T) {
