@@ -45,7 +45,7 @@ func NormalizeToolCalls(msgs []Message) []Message {
 	mapping := make(map[string]string, len(order))
 	taken := make(map[string]bool, len(order))
 	for _, id := range order {
-		if id != "" && cleanToolCallID(id) == id {
+		if legalToolCallID(id) {
 			mapping[id] = id
 			taken[id] = true
 		}
@@ -56,16 +56,18 @@ func NormalizeToolCalls(msgs []Message) []Message {
 		}
 	}
 
-	// Calls in order: a repeated id gets a fresh one. open holds, per id
-	// as sent by the model, the new ids of the latest assistant message's
-	// calls not yet answered, for the results that follow.
-	used := map[string]bool{}
-	open := map[string][]string{}
+	// Calls in order: a repeated id gets a fresh one. open holds the
+	// latest assistant message's calls not yet answered, each id as sent
+	// by the model with its new id, for the results that follow: a result
+	// takes the first open call of its id.
+	type openCall struct{ id, sent string }
+	used := make(map[string]bool, len(order))
+	var open []openCall
 	var out []Message
 	for i, m := range msgs {
 		var calls []ToolCall
 		if len(m.ToolCalls) > 0 {
-			clear(open)
+			open = open[:0]
 		}
 		for j, tc := range m.ToolCalls {
 			id := mapping[tc.ID]
@@ -73,7 +75,7 @@ func NormalizeToolCalls(msgs []Message) []Message {
 				id = freshToolCallID(cleanToolCallID(tc.ID), taken)
 			}
 			used[tc.ID] = true
-			open[tc.ID] = append(open[tc.ID], id)
+			open = append(open, openCall{id: tc.ID, sent: id})
 			if id != tc.ID || tc.Name == "" {
 				if calls == nil {
 					calls = slices.Clone(m.ToolCalls)
@@ -86,8 +88,9 @@ func NormalizeToolCalls(msgs []Message) []Message {
 		}
 		result := m.ToolCallID
 		if result != "" {
-			if q := open[result]; len(q) > 0 {
-				result, open[m.ToolCallID] = q[0], q[1:]
+			if j := slices.IndexFunc(open, func(c openCall) bool { return c.id == m.ToolCallID }); j >= 0 {
+				result = open[j].sent
+				open = slices.Delete(open, j, j+1)
 			} else {
 				result = mapping[result]
 			}
@@ -131,6 +134,21 @@ func freshToolCallID(base string, taken map[string]bool) string {
 	}
 	taken[cand] = true
 	return cand
+}
+
+// legalToolCallID reports whether id is not empty and cleanToolCallID
+// keeps it as it is, without building the cleaned copy.
+func legalToolCallID(id string) bool {
+	if id == "" || len(id) > maxToolCallID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c != '_' && c != '-' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanToolCallID replaces characters outside [A-Za-z0-9_-] with _ and cuts
