@@ -150,14 +150,8 @@ func (p *Provider) requestBody(req *llm.Request) (*wire.Body[wireMessage], error
 	w.endObject()
 	return wire.NewBody(wire.BodyParts[wireMessage]{
 		Head: head, Tail: w.bytes(), Messages: msgWire, Comma: req.System != "",
-		Encode: func(dst []byte, m *wireMessage) ([]byte, error) {
-			mw := newWriterOn(dst)
-			if err := m.encode(mw, e); err != nil {
-				return nil, err
-			}
-			return mw.bytes(), nil
-		},
-		Sizes: p.sizes, Key: *e,
+		Encode: func(dst []byte, m *wireMessage) ([]byte, error) { return appendMessage(dst, m, e) },
+		Sizes:  p.sizes, Key: *e,
 	})
 }
 

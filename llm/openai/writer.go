@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"sync"
 
 	"github.com/kimigo/kimigo/llm/plainjson"
 )
@@ -23,9 +24,35 @@ func newWriter() *writer { return newWriterOn(nil) }
 
 // newWriterOn returns a writer that appends to dst.
 func newWriterOn(dst []byte) *writer {
-	w := &writer{buf: *bytes.NewBuffer(dst)}
-	w.comma = w.nesting[:0] // messages nest a few levels: no allocation for them
+	w := &writer{}
+	w.reset(dst)
 	return w
+}
+
+// reset makes w a new writer that appends to dst.
+func (w *writer) reset(dst []byte) {
+	w.buf = *bytes.NewBuffer(dst)
+	w.comma = w.nesting[:0] // messages nest a few levels: no allocation for them
+	w.afterKey = false
+}
+
+// messageWriters are the writers of single messages: a request encodes
+// every message of the conversation, and a writer apiece would be an
+// allocation per message per request.
+var messageWriters = sync.Pool{New: func() any { return new(writer) }}
+
+// appendMessage appends the encoding of m to dst.
+func appendMessage(dst []byte, m *wireMessage, e *encoder) ([]byte, error) {
+	w := messageWriters.Get().(*writer)
+	w.reset(dst)
+	err := m.encode(w, e)
+	out := w.bytes()
+	w.buf = bytes.Buffer{} // the pool keeps no caller's bytes
+	messageWriters.Put(w)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (w *writer) bytes() []byte { return w.buf.Bytes() }
