@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kimigo/kimigo/llm"
@@ -42,6 +43,9 @@ type wireMessage struct {
 
 // split separates think parts (joined with no separator) from the rest.
 func split(m llm.Message) (rest []llm.ContentPart, reasoning string, hasThink bool) {
+	if !slices.ContainsFunc(m.Content, func(p llm.ContentPart) bool { return p.Type == llm.PartThink }) {
+		return m.Content, "", false // read only: no copy per message per request
+	}
 	var b strings.Builder
 	for _, p := range m.Content {
 		if p.Type == llm.PartThink {
@@ -146,7 +150,8 @@ func convertOpenAI(msgs []llm.Message, conv ToolMessageConversion) ([]wireMessag
 // setToolContent sets a tool result's content for the openai flavour and
 // returns the images to re-attach in a user message.
 func (w *wireMessage) setToolContent(rest []llm.ContentPart, conv ToolMessageConversion) []llm.ContentPart {
-	var texts []string
+	var one [1]string
+	texts := one[:0] // a tool result is mostly one text part: no allocation for it
 	var images []llm.ContentPart
 	audio, video, media := false, false, false
 	for _, p := range rest {
