@@ -101,7 +101,8 @@ func convertKimi(msgs []llm.Message, preserved bool) ([]wireMessage, error) {
 			w.setContent(rest)
 		}
 		if hasThink || (preserved && m.Role == llm.RoleAssistant) {
-			w.reasoning = &reasoning
+			r := reasoning // only a message with a reasoning key puts one on the heap
+			w.reasoning = &r
 		}
 		out = append(out, w)
 	}
@@ -139,7 +140,8 @@ func convertOpenAI(msgs []llm.Message, conv ToolMessageConversion) ([]wireMessag
 			w.setContent(rest)
 		}
 		if hasThink {
-			w.reasoning = &reasoning
+			r := reasoning // only a message with a reasoning key puts one on the heap
+			w.reasoning = &r
 		}
 		out = append(out, w)
 	}
