@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -107,6 +108,11 @@ func serve(f *fakeModel) (string, error) {
 // environment is kimigo's environment: a data root, a home and the fake
 // model speaking wire; maxContext is the model's context size.
 func environment(tmp, home, base, wire string, maxContext int) []string {
+	if wire == wireAnthropic {
+		// The anthropic wire adds /v1/messages itself, and kimigo refuses
+		// a base URL of that wire that ends in /v1.
+		base = strings.TrimSuffix(base, "/v1")
+	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "KIMIGO_HOME=" + home,
 		"KIMI_MODEL_NAME=bench-model", "KIMI_MODEL_API_KEY=bench-key", "KIMI_MODEL_PROVIDER_TYPE=" + wire,
 		"KIMI_MODEL_BASE_URL=" + base, "KIMI_MODEL_CAPABILITIES=tool_use",
