@@ -421,7 +421,12 @@ func serveTUIModel() (string, error) {
 			return
 		}
 		out := newReplyWriter(w, wireOpenAI, 100)
+		// The prompt is the last message that is not a reminder: a
+		// session resumed in auto mode gets the mode's reminder after it.
 		last := req.Messages[len(req.Messages)-1]
+		for i := len(req.Messages) - 1; i > 0 && last.Role == "user" && bytes.Contains(last.Content, []byte("<system-reminder>")); i-- {
+			last = req.Messages[i-1]
+		}
 		switch {
 		case last.Role == "tool":
 			out.text("big-end")
