@@ -137,14 +137,7 @@ func testCrashStage(t *testing.T, kind string, st crashStage) {
 	before := tree(t, c.dir)
 	sent := len(srv.Requests())
 
-	srv.Add(llmtest.Text("Resumed."))
-	r = c.run("-c", "-p", "continue")
-	if r.code != 0 || r.stdout != "Resumed.\n" {
-		t.Fatalf("the resumed run failed:\n%v", r)
-	}
-	if got := resumeHint(t, r.stderr); got != id {
-		t.Errorf("-c resumed %s; want the killed session %s", got, id)
-	}
+	continueKilled(t, c, srv, id)
 	reqs := srv.Requests()
 	if len(reqs) != sent+1 {
 		t.Fatalf("%d requests after the resume; want %d", len(reqs), sent+1)
@@ -277,14 +270,7 @@ func TestCrashKillBetweenTheFirstRequestAndItsCommit(t *testing.T) {
 				t.Errorf("the prompt is not in the records after the kill:\n%s", c.wire())
 			}
 
-			srv.Add(llmtest.Text("Resumed."))
-			r = c.run("-c", "-p", "continue")
-			if r.code != 0 || r.stdout != "Resumed.\n" {
-				t.Fatalf("the resumed run failed:\n%v", r)
-			}
-			if got := resumeHint(t, r.stderr); got != id {
-				t.Errorf("-c resumed %s; want the killed session %s", got, id)
-			}
+			continueKilled(t, c, srv, id)
 			reqs := srv.Requests()
 			last := reqs[len(reqs)-1]
 			if last.Rejected != 0 {
@@ -294,5 +280,19 @@ func TestCrashKillBetweenTheFirstRequestAndItsCommit(t *testing.T) {
 				t.Errorf("the resumed request lacks the killed prompt or the new one:\n%s", msgs)
 			}
 		})
+	}
+}
+
+// continueKilled runs `kimigo -c` after a kill, with the fake answering
+// "Resumed.", and checks that it resumed the killed session id.
+func continueKilled(t *testing.T, c *cli, srv *llmtest.Server, id string) {
+	t.Helper()
+	srv.Add(llmtest.Text("Resumed."))
+	r := c.run("-c", "-p", "continue")
+	if r.code != 0 || r.stdout != "Resumed.\n" {
+		t.Fatalf("the resumed run failed:\n%v", r)
+	}
+	if got := resumeHint(t, r.stderr); got != id {
+		t.Errorf("-c resumed %s; want the killed session %s", got, id)
 	}
 }
