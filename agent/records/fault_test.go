@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -195,4 +196,66 @@ func tree(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A Flush whose retry is taken by a batch written around an older fsync
+// must hear of that fsync's failure: the failure sends the newer batch
+// back to the queue as well, so the retry the Flush asked for has failed.
+// Both orders are checked: the batch written while the fsync runs, and
+// the batch taken from the queue while the fsync runs but written only
+// after its failure was reported. Before the fix the Flush waited forever.
+func TestFlushSeesSyncFailureOfBatchWrittenDuringSync(t *testing.T) {
+	for _, writtenAfterFailure := range []bool{false, true} {
+		name := map[bool]string{false: "written during the fsync", true: "written after the fsync failed"}[writtenAfterFailure]
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				dir := t.TempDir()
+				ffs := osenvtest.NewFaultFS(osenv.LocalFS{})
+				o := openLogFS(t, dir, ffs)
+				o.record(t, prompt(t, "durable"))
+				o.flush(t)
+
+				syncHold := make(chan struct{})
+				clear := ffs.Inject(osenvtest.Fault{Op: osenvtest.OpSync, Err: syscall.EIO, Hold: syncHold})
+				o.record(t, prompt(t, "pending 1"))
+				if _, err := o.log.Stage(t.Context()); err != nil { // written; its fsync starts and is held
+					t.Fatalf("Stage: %v", err)
+				}
+				synctest.Wait()
+
+				flushed := make(chan error, 1)
+				go func() { flushed <- o.log.Flush(t.Context()) }()
+				synctest.Wait() // the Flush waits for the held fsync
+				writeHold := make(chan struct{})
+				if writtenAfterFailure {
+					ffs.Inject(osenvtest.Fault{Op: osenvtest.OpWrite, PathContains: records.LogFileName, Hold: writeHold, Times: 1})
+				} else {
+					close(writeHold)
+				}
+				o.record(t, prompt(t, "pending 2")) // taken on the Flush's retry
+				synctest.Wait()
+				close(syncHold)
+				synctest.Wait()
+				if writtenAfterFailure {
+					close(writeHold)
+					synctest.Wait()
+				}
+				select {
+				case err := <-flushed:
+					if !errors.Is(err, syscall.EIO) {
+						t.Fatalf("Flush = %v, want EIO", err)
+					}
+				default:
+					t.Fatal("Flush still waits after the fsync failed and nothing retries")
+				}
+
+				clear()
+				o.flush(t)
+				o.close(t)
+				if d := cmp.Diff([]string{"durable", "pending 1", "pending 2"}, promptTexts(t, dir)); d != "" {
+					t.Fatalf("records after recovery (-want +got):\n%s", d)
+				}
+			})
+		})
+	}
 }

@@ -143,6 +143,12 @@ func (p *FilePersistence) recoverFromSyncFailure() {
 	p.fileMu.Lock()
 	p.mu.Lock()
 	p.syncErr = nil
+	// Every batch in the file goes back to the queue, those written while
+	// the fsync ran or after it failed too: the failure is theirs as well,
+	// so a Flush whose retry one of them took hears of it.
+	if n := len(p.inflight); n > 0 {
+		p.lastErrID = max(p.lastErrID, p.inflight[n-1].id)
+	}
 	p.queue = append(p.takeInflightLocked(), p.queue...)
 	p.broadcastLocked()
 	p.mu.Unlock()
