@@ -133,6 +133,9 @@ func TestS38aNotificationStartsATurnWhenIdle(t *testing.T) {
 	if len(recordStrings(r.h, turn.TypeSteer)) != 1 {
 		t.Errorf("steer records: %v", recordStrings(r.h, turn.TypeSteer))
 	}
+	// The hook is fired once the notification is in, not awaited: the
+	// turn it started may end first.
+	waitUntil(t, "the Notification hook", func() bool { return len(hooks.Calls(agent.HookNotification)) > 0 })
 	calls := hooks.Calls(agent.HookNotification)
 	if len(calls) != 1 || calls[0].Awaited || calls[0].Matcher != "task.completed" || calls[0].Input["sink"] != "context" ||
 		calls[0].Input["title"] != "Background process completed" || calls[0].Input["body"] != "wait for go completed." {
