@@ -175,7 +175,7 @@ func TestGitCache(t *testing.T) {
 	if err := os.WriteFile(f.slow, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.deadline = 50 * time.Millisecond
+	f.deadline = slowGitDeadline
 	slow, ran := f.gather()
 	want = GitState{Repo: true, Slow: true, WorkDir: f.repo, Branch: "trunk", Commits: third.Commits}
 	if diff := cmp.Diff(want, slow); diff != "" {
@@ -234,7 +234,7 @@ func TestGitSlowVerdictOutlivesANewHead(t *testing.T) {
 	if err := os.WriteFile(f.slow, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.deadline = 50 * time.Millisecond
+	f.deadline = slowGitDeadline
 	slow, ran := f.gather()
 	if !slow.Slow || len(slow.Commits) != 1 {
 		t.Fatalf("first state = %+v; want a slow repository with one commit", slow)

@@ -14,6 +14,11 @@ import (
 // repository.
 const testGitDeadline = time.Minute
 
+// slowGitDeadline is the deadline of the tests of a slow repository: the
+// fixture's status sleeps a minute and always misses it, while log and
+// remote must meet it on a loaded machine.
+const slowGitDeadline = 2 * time.Second
+
 // testProbe asks git with no cache and testGitDeadline.
 var testProbe = gitProbe{deadline: testGitDeadline}
 
