@@ -85,6 +85,11 @@ type Options struct {
 
 	// TODO(tools): SubagentLauncher (Agent, AgentSwarm) is added here with
 	// its tools (spec 05 §2.2).
+
+	// Swarm registers AgentSwarm (the session's subagent host runs it);
+	// SwarmMode is the agent's swarm mode, entered by each call.
+	Swarm     SwarmRunner
+	SwarmMode SwarmMode
 }
 
 // Manager is one agent's tool table (spec 05 §2): the registered builtin,
@@ -170,6 +175,9 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 	}
 	if o.Fetcher != nil {
 		tools = append(tools, NewFetchURL(o.Fetcher))
+	}
+	if o.Swarm != nil {
+		tools = append(tools, NewAgentSwarm(o.Swarm, o.SwarmMode))
 	}
 	if o.Context != nil {
 		tools = append(tools, newSelectTools(m, o.Context))
