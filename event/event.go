@@ -253,8 +253,10 @@ type Status struct {
 	// permission manager.
 	Permission PermissionMode `json:"permission,omitempty"`
 	// PlanMode is set while plan mode is on (spec 04 §1.4).
-	PlanMode bool   `json:"planMode,omitempty"`
-	Usage    *Usage `json:"usage,omitempty"`
+	PlanMode bool `json:"planMode,omitempty"`
+	// SwarmMode is set while swarm mode is on (spec 04 §7).
+	SwarmMode bool   `json:"swarmMode,omitempty"`
+	Usage     *Usage `json:"usage,omitempty"`
 }
 
 // Usage is an agent's token accounting: per model, in total, and for the
