@@ -175,7 +175,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 	rt := newRuntime(o.Config, s.store.fs, o.Env, home, s)
 	s.rt = rt
 	fetcher := tools.NewLocalFetcher(tools.FetcherOptions{}) // public addresses only
-	pm, gs := s.modes(o, home)
+	pm, gs, sm := s.modes(o, home)
 	s.sandbox = newCommandSandbox(o.Sandbox, func() workspace.Dirs { return ws }, func(msg string) {
 		logger.Warn("command sandbox unavailable", "err", msg)
 		s.bus.Publish(event.Notice{Header: event.Header{AgentID: MainAgentID, TurnID: event.NoTurn},
@@ -198,6 +198,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Questions:      questions,
 				Plan:           pm,
 				Goals:          gs,
+				SwarmMode:      sm,
 				Background:     rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
 				Cron:   rt.cron,
 				Skills: p.skills, SessionID: s.id,
@@ -220,6 +221,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
 		Plan:       pm,
 		Goals:      gs,
+		Swarm:      sm,
 		Hooks:      agent.HookRunner(s.hooks),
 		// The reminders: todo list, plan, permission mode and the tools
 		// diff per step; the goal at turn boundaries.

@@ -211,5 +211,8 @@ func (m *Model) footer() render.Footer {
 	if p, ok := m.sess.(planner); ok && p.PlanMode() {
 		f.Modes = append(f.Modes, "plan")
 	}
+	if sw, ok := m.sess.(swarmer); ok && sw.SwarmMode() {
+		f.Modes = append(f.Modes, "swarm")
+	}
 	return f
 }

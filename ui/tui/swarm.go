@@ -1,0 +1,53 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kimigo/kimigo/ui/render"
+)
+
+// swarmer is swarm mode as the TUI drives it (/swarm, spec 04 §7.1).
+type swarmer interface {
+	SetSwarmMode(ctx context.Context, on bool) error
+	SwarmMode() bool
+	StartSwarmTask(ctx context.Context, task string) error
+}
+
+// cmdSwarm is /swarm: on and off switch swarm mode, no argument toggles
+// it, and anything else is a task that runs as a prompt in swarm mode
+// for its turn.
+func cmdSwarm(c *Ctx, args string) tea.Cmd {
+	m := c.m
+	sw, ok := m.sess.(swarmer)
+	if !ok {
+		c.Warn("This session has no swarm mode.")
+		return nil
+	}
+	args = strings.TrimSpace(args)
+	switch strings.ToLower(args) {
+	case "", "on", "off":
+		on := !sw.SwarmMode()
+		if args != "" {
+			on = strings.EqualFold(args, "on")
+		}
+		state := "off"
+		if on {
+			state = "on"
+		}
+		c.Info(fmt.Sprintf("Swarm mode %s.", state))
+		return c.Call("swarm", func(ctx context.Context, _ Session) error { return sw.SetSwarmMode(ctx, on) })
+	}
+	if m.busy() {
+		c.Warn("Cannot start a swarm task while streaming — press Esc or Ctrl-C first.")
+		return nil
+	}
+	m.print(render.UserMessage(m.theme, args, m.width, false))
+	m.prompts = append(m.prompts, args)
+	m.content = true
+	m.turn = &turnState{id: -1, started: m.now(), phase: phaseWaiting}
+	return tea.Batch(m.call("prompt", func(ctx context.Context) error { return sw.StartSwarmTask(ctx, args) }), m.animate())
+}
