@@ -14,14 +14,31 @@ import (
 	"github.com/kimigo/kimigo/loop"
 )
 
-// The scheduler's constants (spec 05 §5.7).
-const (
-	initialLaunchLimit    = 5
-	initialLaunchInterval = 700 * time.Millisecond
-	rateLimitRetryBase    = 3 * time.Second
-	rateLimitShrinkEvery  = 2 * time.Second
-	rateLimitRecoverAfter = 3 * time.Minute
-)
+// initialLaunchLimit is how many tasks start at once (spec 05 §5.7).
+const initialLaunchLimit = 5
+
+// Timing are the scheduler's intervals. The zero value, and any zero
+// field, is spec 05 §5.7's: a ramp of 700 ms, a rate-limit retry base of
+// 3 s, capacity shrinks at most every 2 s and grows after 3 quiet
+// minutes. Only tests that drive a real host on the wall clock change
+// them, to keep a batch short.
+type Timing struct {
+	Ramp, RetryBase, ShrinkEvery, RecoverAfter time.Duration
+}
+
+// withDefaults fills the zero fields.
+func (t Timing) withDefaults() Timing {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.Ramp, 700*time.Millisecond)
+	def(&t.RetryBase, 3*time.Second)
+	def(&t.ShrinkEvery, 2*time.Second)
+	def(&t.RecoverAfter, 3*time.Minute)
+	return t
+}
 
 // never is a time that does not come.
 const never = time.Duration(math.MaxInt64)
@@ -38,6 +55,8 @@ type Options struct {
 	// IsRateLimit reports a child that failed on a provider rate limit;
 	// nil means llm.IsProviderRateLimitError.
 	IsRateLimit func(error) bool
+	// Timing changes the intervals; zero is the spec's.
+	Timing Timing
 	// Logger receives logs; nil discards.
 	Logger *slog.Logger
 }
@@ -144,8 +163,10 @@ func newBatch(ctx context.Context, l Launcher, tasks []Task, o Options) *batch {
 		events: make(chan any), done: make(chan struct{}),
 		results: make([]*Result, len(tasks)), active: map[*attempt]struct{}{},
 		normalAt: never, capacity: 1, lastRateLimitAt: never, lastShrinkAt: never,
-		interval: rateLimitRetryBase, rateLimitAt: never,
+		rateLimitAt: never,
 	}
+	b.o.Timing = o.Timing.withDefaults()
+	b.interval = b.o.Timing.RetryBase
 	if b.clock == nil {
 		b.clock = realClock{}
 	}
@@ -294,7 +315,7 @@ func (b *batch) schedule(now time.Duration) {
 	if len(b.pending) == 0 || b.normalAt != never || b.atCap() {
 		return
 	}
-	b.normalAt = now + initialLaunchInterval
+	b.normalAt = now + b.o.Timing.Ramp
 }
 
 // atCap reports the normal phase's cap reached.
@@ -356,7 +377,7 @@ func (b *batch) nextRecovery() time.Duration {
 	if len(b.pending) == 0 || b.lastRateLimitAt == never {
 		return never
 	}
-	return max(b.lastRateLimitAt, b.lastRecoveryAt) + rateLimitRecoverAfter
+	return max(b.lastRateLimitAt, b.lastRecoveryAt) + b.o.Timing.RecoverAfter
 }
 
 // recoverCapacity grows capacity by one after a quiet window, and lets one
@@ -388,7 +409,7 @@ func (b *batch) markReady(a *attempt) {
 		b.readyNormal++
 		return
 	}
-	b.interval = rateLimitRetryBase
+	b.interval = b.o.Timing.RetryBase
 	b.nextRateLimitLaunch = b.now() + b.interval
 }
 
@@ -434,10 +455,7 @@ func (b *batch) requeue(a *attempt, agentID string) {
 	now := b.now()
 	b.lastRateLimitAt = now
 	s.retryCount++
-	delay := rateLimitRetryBase << (s.retryCount - 1)
-	if s.retryCount > 20 {
-		delay = rateLimitRetryBase << 20 // past any sensible wait; no overflow
-	}
+	delay := b.o.Timing.RetryBase << min(s.retryCount-1, 20) // 20 doublings: past any sensible wait, no overflow
 	s.retryReadyAt = now + delay
 	b.pending = slices.Insert(b.pending, 0, s)
 	b.enterRateLimited(now)
@@ -445,7 +463,7 @@ func (b *batch) requeue(a *attempt, agentID string) {
 		b.interval = max(b.interval*2, delay)
 		b.nextRateLimitLaunch = max(b.nextRateLimitLaunch, now+b.interval)
 	} else {
-		b.nextRateLimitLaunch = max(b.nextRateLimitLaunch, now+rateLimitRetryBase)
+		b.nextRateLimitLaunch = max(b.nextRateLimitLaunch, now+b.o.Timing.RetryBase)
 	}
 	b.logger.Warn("subagent rate limited", "agent_id", agentID, "retry_in_ms", delay.Milliseconds(), "capacity", b.capacity)
 }
@@ -459,14 +477,14 @@ func (b *batch) enterRateLimited(now time.Duration) {
 	b.rateLimited = true
 	b.normalAt = never
 	b.capacity = max(1, b.readyNormal)
-	b.nextRateLimitLaunch = max(b.nextRateLimitLaunch, now+rateLimitRetryBase)
+	b.nextRateLimitLaunch = max(b.nextRateLimitLaunch, now+b.o.Timing.RetryBase)
 	b.shrink(now, true)
 }
 
 // shrink lowers capacity by one (to at least one), at most once per 2 s
 // unless forced.
 func (b *batch) shrink(now time.Duration, force bool) {
-	if !force && b.lastShrinkAt != never && now-b.lastShrinkAt < rateLimitShrinkEvery {
+	if !force && b.lastShrinkAt != never && now-b.lastShrinkAt < b.o.Timing.ShrinkEvery {
 		return
 	}
 	b.capacity = max(1, b.capacity-1)

@@ -378,3 +378,25 @@ func TestRateLimitRecovery(t *testing.T) {
 		}
 	})
 }
+
+func TestTimingScalesTheRamp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLauncher(func(task batch.Task, n int) behaviour {
+			if task.Index == 7 && n == 0 {
+				return behaviour{runFor: time.Millisecond, err: rateLimit}
+			}
+			return instant(50 * time.Millisecond)
+		})
+		timing := batch.Timing{Ramp: 7 * time.Millisecond, RetryBase: 30 * time.Millisecond}
+		if _, err := batch.Run(t.Context(), l, items(7), batch.Options{Timing: timing}); err != nil {
+			t.Fatal(err)
+		}
+		calls := l.calls()
+		if calls[5].at != 7*time.Millisecond || calls[6].at != 14*time.Millisecond {
+			t.Errorf("ramp with 7 ms: %+v", calls)
+		}
+		if calls[7].method != "retry" || calls[7].at < 15*time.Millisecond+30*time.Millisecond {
+			t.Errorf("retry %+v, want it 30 ms after the rate limit", calls[7])
+		}
+	})
+}
