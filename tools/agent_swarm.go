@@ -70,8 +70,10 @@ type SwarmMode interface {
 
 // SwarmRequest is one AgentSwarm call's work.
 type SwarmRequest struct {
-	// ToolCallID is the AgentSwarm call's id, the children's parent call.
+	// ToolCallID is the AgentSwarm call's id, the children's parent call;
+	// TurnID is the parent's turn.
 	ToolCallID string
+	TurnID     string
 	// Profile is the profile of the item subagents.
 	Profile string
 	// Tasks are the resumes first, then the items, numbered from 1.
@@ -204,7 +206,7 @@ func (t *AgentSwarm) run(ctx context.Context, ec loop.ExecCtx, a swarmArgs) (loo
 	if msg != "" {
 		return loop.ErrorResult(msg), nil
 	}
-	req.ToolCallID = ec.ToolCallID
+	req.ToolCallID, req.TurnID = ec.ToolCallID, ec.TurnID
 	results, err := t.runner.RunSwarm(ctx, req)
 	if err != nil {
 		return loop.ErrorResult(err.Error()), nil

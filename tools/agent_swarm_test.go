@@ -121,7 +121,7 @@ func TestAgentSwarmBuildsTasks(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("result = %q", text(r))
 	}
-	want := tools.SwarmRequest{ToolCallID: "call-1", Profile: "explore", Tasks: []tools.SwarmTask{
+	want := tools.SwarmRequest{ToolCallID: "call-1", TurnID: "1", Profile: "explore", Tasks: []tools.SwarmTask{
 		{Index: 1, ResumeAgentID: "agent-7", Prompt: "continue", Description: "Audit #1 (resume)"},
 		{Index: 2, ResumeAgentID: "agent-2", Prompt: "finish", Description: "Audit #2 (resume)"},
 		{Index: 3, Item: "a.go", Prompt: "Look at a.go; report on a.go only.", Description: "Audit #3 (explore)"},
