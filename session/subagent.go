@@ -364,7 +364,7 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	}
 	var git string
 	if prof.Name == "explore" {
-		git = pc.Git.Block()
+		git = profile.GitContext(ctx, h.s.env, cfg.Cwd).Block()
 	}
 	return &run{h: h, c: c, o: o, profile: prof.Name, git: git}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/llm/scripted"
+	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -464,4 +466,266 @@ func TestS51ResumeByAgentID(t *testing.T) {
 	if agents := readState(t, s.Dir())["agents"].(map[string]any); len(agents) != 2 {
 		t.Errorf("state.json agents %v, want main and agent-0", agents)
 	}
+}
+
+// waitFor reads sub until an event satisfies ok and returns it.
+func waitFor(t *testing.T, sub *event.Subscription, what string, ok func(event.Event) bool) event.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard, not a measurement
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok(ev) {
+			return ev
+		}
+	}
+}
+
+func mainResult(id string) func(event.Event) bool {
+	return func(ev event.Event) bool {
+		e, ok := ev.(event.ToolResult)
+		return ok && e.AgentID == session.MainAgentID && e.ToolCallID == id
+	}
+}
+
+func TestS50BackgroundSubagent(t *testing.T) {
+	r := newRig(t)
+	result := "Background findings: " + summary(300)
+	release := make(chan struct{})
+	var taskID string
+	var mu sync.Mutex
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			notified := false
+			for _, u := range c.users {
+				notified = notified || strings.Contains(u, "<notification")
+			}
+			switch {
+			case len(c.toolTexts) == 0:
+				return llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+					"prompt": "Scan the logs", "description": "Scan logs", "run_in_background": true})), true
+			case notified && len(c.toolTexts) == 1:
+				mu.Lock()
+				id := taskID
+				mu.Unlock()
+				return llmtest.ToolCall("o1", "TaskOutput", agentArgs(t, map[string]any{"task_id": id})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Scan the logs") {
+				return llmtest.Reply{}, false
+			}
+			<-release
+			return llmtest.Text(result), true
+		})
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	out := waitFor(t, sub, "the Agent result", mainResult("a1")).(event.ToolResult)
+	text := out.Output.Text()
+	for _, want := range []string{"\nstatus: running\nagent_id: agent-0\nactual_subagent_type: coder\nautomatic_notification: true\n\ndescription: Scan logs\n\nnext_step: ",
+		"\nresume_hint: ", `Agent(resume="agent-0"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("background answer lacks %q:\n%s", want, text)
+		}
+	}
+	id, _, _ := strings.Cut(strings.TrimPrefix(text, "task_id: "), "\n")
+	if out.IsError || !strings.HasPrefix(text, "task_id: agent-") || len(id) != len("agent-")+8 {
+		t.Fatalf("background answer:\n%s", text)
+	}
+	mu.Lock()
+	taskID = id
+	mu.Unlock()
+	close(release)
+	var notice string
+	waitFor(t, sub, "the notification turn", func(ev event.Event) bool {
+		e, ok := ev.(event.ToolCallStarted)
+		return ok && e.AgentID == session.MainAgentID && e.ToolCallID == "o1"
+	})
+	for _, m := range s.History() {
+		if strings.Contains(textOf(m.Message), "<notification") {
+			notice = textOf(m.Message)
+		}
+	}
+	for _, want := range []string{`type="task.completed"`, `source_id="` + id + `"`, `agent_id="agent-0"`} {
+		if !strings.Contains(notice, want) {
+			t.Errorf("notification lacks %s:\n%s", want, notice)
+		}
+	}
+	res := waitFor(t, sub, "the TaskOutput result", mainResult("o1")).(event.ToolResult)
+	if got := res.Output.Text(); !strings.Contains(got, "kind: agent") || !strings.Contains(got, "agent_id: agent-0") || !strings.Contains(got, result) {
+		t.Errorf("TaskOutput:\n%s", got)
+	}
+}
+
+func TestS53CancellationPropagation(t *testing.T) {
+	r := newRig(t)
+	bgGate := llmtest.NewGate()
+	bgResult := "Background result: " + summary(300)
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCalls(
+					scripted.Call{ID: "fg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
+						"prompt": "Run the slow check", "description": "Slow check"})},
+					scripted.Call{ID: "bg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
+						"prompt": "Watch the queue", "description": "Watch queue", "run_in_background": true})}), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Run the slow check") {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCall("b1", "Bash", agentArgs(t, map[string]any{"command": "sleep 30", "description": "wait"})), true
+			}
+			return llmtest.Text("slow check ended: " + summary(300)), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Watch the queue") {
+				return llmtest.Reply{}, false
+			}
+			return llmtest.Text(bgResult).WithFault(llmtest.Fault{Hold: bgGate}), true
+		})
+	o := r.opts("")
+	o.Mode = event.ModeAuto
+	o.Requests = session.Answered
+	o.Env = osenv.NewLocal(osenv.LocalOptions{Cwd: r.workDir, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "the child's Bash", func(ev event.Event) bool {
+		e, ok := ev.(event.ToolCallStarted)
+		return ok && e.AgentID == "agent-0" && e.ToolCallID == "b1"
+	})
+	<-bgGate.Reached()
+	if err := s.Cancel(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	var bash, fg string
+	var childEnd *event.TurnEnded
+	for fg == "" || bash == "" || childEnd == nil {
+		ev := waitFor(t, sub, "the cancelled calls", func(event.Event) bool { return true })
+		switch e := ev.(type) {
+		case event.ToolResult:
+			if e.AgentID == "agent-0" && e.ToolCallID == "b1" {
+				bash = e.Output.Text()
+			}
+			if e.AgentID == session.MainAgentID && e.ToolCallID == "fg" {
+				fg = e.Output.Text()
+			}
+		case event.TurnEnded:
+			if e.AgentID == "agent-0" {
+				childEnd = &e
+			}
+		}
+	}
+	if childEnd.Reason != event.EndCancelled {
+		t.Errorf("the foreground child's turn ended %s, want cancelled", childEnd.Reason)
+	}
+	if !strings.Contains(bash, "interrupt") {
+		t.Errorf("the child's Bash result does not report the user's interruption: %q", bash)
+	}
+	if !strings.Contains(fg, "The user interrupted this subagent") {
+		t.Errorf("the foreground Agent result: %q", fg)
+	}
+	// The background child was not touched: released now, it notifies.
+	bgGate.Release()
+	waitFor(t, sub, "the background child's notification turn", func(ev event.Event) bool {
+		e, ok := ev.(event.TurnStarted)
+		return ok && e.AgentID == session.MainAgentID && e.Origin == "background_task"
+	})
+	waitEnded(t, sub)
+	var notice string
+	for _, m := range s.History() {
+		if strings.Contains(textOf(m.Message), "<notification") {
+			notice = textOf(m.Message)
+		}
+	}
+	if !strings.Contains(notice, `type="task.completed"`) || !strings.Contains(notice, `agent_id="agent-1"`) {
+		t.Errorf("notification:\n%s", notice)
+	}
+}
+
+func TestS55ExploreGitContext(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	spawn := func(t *testing.T, repo bool, profile string) string {
+		r := newRig(t)
+		if repo {
+			for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."},
+				{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first commit"}} {
+				cmd := exec.Command("git", args...)
+				cmd.Dir = r.workDir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(r.workDir, "dirty.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rt := r.route(t,
+			parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+				"prompt": "Where is main defined?", "description": "Find main", "subagent_type": profile})), "ok"),
+			childRule("Where is main defined?", llmtest.Text("In main.go. "+summary(300))))
+		o := r.opts("")
+		o.Mode = event.ModeAuto
+		o.Env = osenv.NewLocal(osenv.LocalOptions{Cwd: r.workDir, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+		s, err := session.Open(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { closeSession(t, s) })
+		sub := s.Subscribe()
+		t.Cleanup(sub.Close)
+		if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+			t.Fatal(err)
+		}
+		if out, isErr := toolResultOf(t, collect(t, sub), "a1"); isErr {
+			t.Fatalf("Agent failed: %s", out)
+		}
+		calls := rt.callsOf("Where is main defined?")
+		if len(calls) == 0 {
+			t.Fatal("the child sent nothing")
+		}
+		return calls[0].firstUser()
+	}
+	t.Run("explore in a repository", func(t *testing.T) {
+		first := spawn(t, true, "explore")
+		if !strings.HasPrefix(first, "<git-context>\n") || !strings.Contains(first, "Branch: main\n") ||
+			!strings.Contains(first, "Dirty files (1):\n") || !strings.HasSuffix(first, "</git-context>\n\nWhere is main defined?") {
+			t.Errorf("explore's first message:\n%s", first)
+		}
+	})
+	t.Run("coder", func(t *testing.T) {
+		if first := spawn(t, true, "coder"); first != "Where is main defined?" {
+			t.Errorf("coder's first message:\n%s", first)
+		}
+	})
+	t.Run("explore outside a repository", func(t *testing.T) {
+		if first := spawn(t, false, "explore"); first != "<git-context status=\"unavailable\" reason=\"not-a-repo\"/>\n\nWhere is main defined?" {
+			t.Errorf("explore's first message:\n%s", first)
+		}
+	})
 }
