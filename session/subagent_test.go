@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/llmtest"
@@ -728,4 +729,99 @@ func TestS55ExploreGitContext(t *testing.T) {
 			t.Errorf("explore's first message:\n%s", first)
 		}
 	})
+}
+
+func TestS54SubagentPermissions(t *testing.T) {
+	r := newRig(t)
+	write := func(id string) llmtest.Reply {
+		return llmtest.ToolCall(id, "Write", agentArgs(t, map[string]any{"path": filepath.Join(r.workDir, "out.txt"), "content": "x"}))
+	}
+	npm := func(id string) llmtest.Reply {
+		return llmtest.ToolCall(id, "Bash", agentArgs(t, map[string]any{"command": "npm test", "description": "run the tests"}))
+	}
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return npm("m1"), true
+			case 1:
+				return write("m2"), true
+			case 2:
+				return llmtest.ToolCall("m3", "Agent", agentArgs(t, map[string]any{"prompt": "Write the file", "description": "Write it"})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Write the file") {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return write("c1"), true
+			case 1:
+				return npm("c2"), true
+			}
+			return llmtest.Text("Could not write: " + summary(300)), true
+		})
+	o := r.opts("")
+	o.Mode = event.ModeManual
+	o.Requests = session.Answered
+	o.RunRules = []config.PermissionRule{{Decision: config.DecisionDeny, Pattern: "Write", Origin: config.OriginUser, Source: "--disallowedTools"}}
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]string{}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := ev.(event.ApprovalRequested); ok {
+			switch {
+			case e.AgentID == session.MainAgentID && e.ToolCallID == "m1":
+				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveSession}); err != nil {
+					t.Fatal(err)
+				}
+			case e.AgentID == session.MainAgentID && e.ToolName == "Agent":
+				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveOnce}); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				t.Errorf("unexpected approval request of %s for %s", e.AgentID, e.ToolName)
+				_ = s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.Reject})
+			}
+		}
+		if e, ok := ev.(event.ToolResult); ok {
+			results[e.AgentID+"/"+e.ToolCallID] = e.Output.Text()
+		}
+		if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
+			break
+		}
+	}
+	// The wording is spec 04 §2.10's (ERRATA 14), not scenario 54's.
+	const denied = `Tool "Write" was denied`
+	if got := results["main/m2"]; !strings.HasPrefix(got, denied) || strings.Contains(got, "retry") {
+		t.Errorf("the main agent's denial: %q", got)
+	}
+	if got := results["agent-0/c1"]; !strings.HasPrefix(got, denied) || !strings.Contains(got, "don't retry the same call") {
+		t.Errorf("the child's denial: %q", got)
+	}
+	if _, ran := results["agent-0/c2"]; !ran {
+		t.Error("the child's npm test did not run")
+	}
+	if _, err := os.Stat(filepath.Join(r.workDir, "out.txt")); err == nil {
+		t.Error("a denied Write wrote the file")
+	}
 }

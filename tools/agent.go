@@ -94,7 +94,7 @@ func (t *Agent) Definition() llm.Tool {
 	if t.key == key.String() && t.def.Name != "" {
 		return t.def
 	}
-	data := map[string]any{"Timeout": "no fixed time", "Background": t.o.AllowBackground, "Types": types}
+	data := map[string]any{"Timeout": "", "Background": t.o.AllowBackground, "Types": types}
 	if d := t.o.Launcher.Timeout(); d > 0 {
 		data["Timeout"] = FormatDuration(d)
 	}
