@@ -134,14 +134,36 @@
 //     failed records write, file and errno). The UI replay stream is built
 //     only when Options.Cards asks (the last CardTurns user turns) and is
 //     handed over once by TakeReplayCards.
+//   - subagents (subagent.go; spec 05 §5): every agent has a subagent
+//     host (the main agent's and each child's), the Agent tool's launcher
+//     (tools.SubagentLauncher) and the batch scheduler's API: Spawn,
+//     Resume and Retry return a SubagentHandle whose completion carries
+//     the handoff or the error (a *RateLimitError when the provider's
+//     rate limit ended it); SpawnOptions.OnReady fires at the child's
+//     first model answer. A child is agent-<n>, lives in agents/agent-<n>/
+//     with its own records, background tasks and plan mode, and has an
+//     entry {homedir, type: sub, parentAgentId, swarmItem} in state.json.
+//     It inherits the parent's model alias, thinking effort, work dir,
+//     additional dirs and (through a permission manager whose parent is
+//     the parent's) mode, rules and session approvals; it shares the
+//     session's bus (its events carry its id), request broker (its
+//     approvals and questions are tagged with its id), MCP servers,
+//     skills and hooks; it has no cron and no goal tools. The parent's
+//     bus gets subagent.spawned / started / completed / failed. A short
+//     handoff (under 200 characters) is asked for once more; the child's
+//     background tasks are drained, unheard, before the handoff. A
+//     cancel of the parent's turn reaches foreground children through
+//     the Agent call's context (and on to theirs); background children
+//     run on in the parent's background manager until stopped, timed
+//     out or the session closes. Children opened in a run are closed
+//     with the session.
 //
 // It does not own: reading configuration files (the front end loads the
 // configuration at the edge and passes it), the records format and the
 // agent's state (agent, agent/records), the event vocabulary (event), log
 // handlers (the front end points its handler at Options.LogTo's path),
 // printing messages (front ends print the errors' texts, Error.Hint and
-// the notices). Fork (spec 02 §6.15, /fork, Tier 2) and subagents are
-// not here yet.
+// the notices). Fork (spec 02 §6.15, /fork, Tier 2) is not here yet.
 //
 // Invariants, and the tests that guard them:
 //   - The index is only appended to, one line per write; a torn last line

@@ -21,7 +21,10 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/profile/skill"
+	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Options open a Session: everything a front end knows when it starts.
@@ -168,6 +171,20 @@ type Session struct {
 	restoreMode permission.Mode
 	// sandbox confines the agents' commands; nil when none was asked for.
 	sandbox *commandSandbox
+
+	// What subagents are built from (subagent.go): the main agent's
+	// subagent host, the registry of children, and the main agent's OS
+	// seam, workspace, request routing, file seam, fetcher, prompt's
+	// sandbox statement and data root, which children share.
+	host        *subagentHost
+	subs        subagents
+	env         osenv.Env
+	ws          workspace.Dirs
+	requests    Requests
+	textFiles   osenv.Env
+	fetcher     tools.URLFetcher
+	sandboxInfo profile.SandboxInfo
+	home        string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -373,6 +390,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		return err
 	}
 	s.agent = agent.New(ao)
+	s.host.agent = s.agent
 	if s.mcp != nil {
 		s.mcp.Start(o.MCPServers)
 	}
@@ -381,6 +399,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		if err != nil {
 			return fmt.Errorf("resume session %s: %w", s.id, err)
 		}
+		s.host.bind(s.agent.Config())
 		s.cards, res.Cards = res.Cards, nil
 		s.replay = res
 		s.mu.Lock()
@@ -625,6 +644,7 @@ func (s *Session) Close(ctx context.Context) error {
 			}
 		}
 		err = errors.Join(err, s.agent.Close(ctx))
+		err = errors.Join(err, s.closeChildren(ctx))
 		err = errors.Join(err, s.sessionEnd(ctx))
 		err = errors.Join(err, s.closeMCP(ctx))
 		if serr := s.sandbox.Close(); serr != nil {

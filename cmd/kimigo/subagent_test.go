@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimigo/kimigo/llm/llmtest"
+)
+
+// chatTurn is a Chat Completions request as the subagent tests route it:
+// the first user message says who asks (the main agent's prompt, or the
+// task a child was given), the tool results how far it got.
+type chatTurn struct {
+	first string
+	users []string
+	tools int
+}
+
+func decodeChatTurn(t *testing.T, r *llmtest.Request) chatTurn {
+	var b struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(r.Body, &b); err != nil {
+		t.Errorf("request body: %v", err)
+	}
+	var c chatTurn
+	for _, m := range b.Messages {
+		switch m.Role {
+		case "user":
+			var s string
+			if json.Unmarshal(m.Content, &s) != nil {
+				var parts []struct {
+					Text string `json:"text"`
+				}
+				_ = json.Unmarshal(m.Content, &parts)
+				for _, p := range parts {
+					s += p.Text
+				}
+			}
+			if c.first == "" {
+				c.first = s
+			}
+			c.users = append(c.users, s)
+		case "tool":
+			c.tools++
+		}
+	}
+	return c
+}
+
+func argsJSON(t *testing.T, v map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Issue 19 acceptance: a foreground subagent reads a file and hands back
+// what it found; the parent answers with it, in one print run.
+func TestE2EForegroundSubagentReadsFilesAndHandsBack(t *testing.T) {
+	c := newCLI(t)
+	c.write("notes.txt", "the launch code is 4711\n")
+	srv := c.fake("openai")
+	handoff := "notes.txt says the launch code is 4711. " + strings.Repeat("Checked every line. ", 10)
+	var mu sync.Mutex
+	var childCalls int
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		switch {
+		case turn.first == "what is the launch code?" && turn.tools == 0:
+			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{
+				"prompt": "Read notes.txt and report the launch code.", "description": "Read the notes", "subagent_type": "explore"}))
+		case turn.first == "what is the launch code?":
+			return llmtest.Text("The launch code is 4711.")
+		case strings.Contains(turn.first, "Read notes.txt and report the launch code."):
+			mu.Lock()
+			childCalls++
+			mu.Unlock()
+			if turn.tools == 0 {
+				return llmtest.ToolCall("call_r", "Read", argsJSON(t, map[string]any{"path": filepath.Join(c.dir, "notes.txt")}))
+			}
+			if !strings.Contains(string(r.Body), "4711") {
+				t.Errorf("the child's request lacks the file's content:\n%s", r.Body)
+			}
+			return llmtest.Text(handoff)
+		}
+		t.Errorf("unexpected request: %+v", turn)
+		return llmtest.Text("?")
+	})
+	r := c.mustRun("-p", "what is the launch code?")
+	if r.stdout != "The launch code is 4711.\n" {
+		t.Errorf("stdout %q\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	if childCalls != 2 {
+		t.Errorf("the child sent %d requests, want 2", childCalls)
+	}
+	last := string(srv.Request(len(srv.Requests()) - 1).Body)
+	if !strings.Contains(last, `agent_id: agent-0\nactual_subagent_type: explore\nstatus: completed\n\n[summary]\n`+strings.TrimSpace(handoff)) {
+		t.Errorf("the parent's last request lacks the handoff:\n%s", last)
+	}
+}
+
+// Issue 19 acceptance: a background subagent's completion arrives as a
+// notification the parent answers in the same print run.
+func TestE2EBackgroundSubagentAnsweredInTheSameRun(t *testing.T) {
+	c := newCLI(t)
+	srv := c.fake("openai")
+	handoff := "The queue is empty. " + strings.Repeat("Every consumer is idle. ", 10)
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		notified := strings.Contains(strings.Join(turn.users, "\n"), "<notification")
+		switch {
+		case turn.first == "check the queue" && turn.tools == 0:
+			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{
+				"prompt": "Check the queue.", "description": "Check the queue", "run_in_background": true}))
+		case turn.first == "check the queue" && notified:
+			return llmtest.Text("The subagent reports: the queue is empty.")
+		case turn.first == "check the queue":
+			return llmtest.Text("A subagent is checking the queue.")
+		case strings.Contains(turn.first, "Check the queue."):
+			return llmtest.Text(handoff).WithFault(llmtest.Fault{FirstByteDelay: 300 * time.Millisecond})
+		}
+		t.Errorf("unexpected request: %+v", turn)
+		return llmtest.Text("?")
+	})
+	r := c.mustRun("-p", "check the queue")
+	if r.stdout != "The subagent reports: the queue is empty.\n" {
+		t.Errorf("stdout %q\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	last := string(srv.Request(len(srv.Requests()) - 1).Body)
+	for _, want := range []string{`type=\"task.completed\"`, `agent_id=\"agent-0\"`, "/agents/main/tasks/agent-"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the parent's last request lacks %s:\n%s", want, last)
+		}
+	}
+	// The notification points at the task's log, which holds the handoff.
+	logs, _ := filepath.Glob(filepath.Join(c.home, "sessions", "*", "*", "agents", "main", "tasks", "agent-*", "output.log"))
+	if len(logs) != 1 {
+		t.Fatalf("agent task logs: %v", logs)
+	}
+	if b, err := os.ReadFile(logs[0]); err != nil || string(b) != strings.TrimSpace(handoff) {
+		t.Errorf("the task's log: %q %v", b, err)
+	}
+}

@@ -1,0 +1,827 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/llmtest"
+	"github.com/kimigo/kimigo/llm/scripted"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/session"
+)
+
+// The subagent scenarios (spec 05 §12, 46–56) run a session against the
+// loopback fake model. Parent and children share the fake, so it answers
+// by who asks: route picks the reply from the request.
+
+// call is one request as a route sees it.
+type call struct {
+	system    string   // the system prompt
+	users     []string // the user messages' texts, in order
+	tools     []string // the tool names offered
+	toolTexts []string // the tool results' texts, in order
+	model     string
+	raw       *llmtest.Request
+}
+
+func (c call) firstUser() string {
+	if len(c.users) == 0 {
+		return ""
+	}
+	return c.users[0]
+}
+
+func (c call) lastUser() string {
+	if len(c.users) == 0 {
+		return ""
+	}
+	return c.users[len(c.users)-1]
+}
+
+func (c call) isChild(marker string) bool { return strings.Contains(c.firstUser(), marker) }
+
+func decodeCall(t *testing.T, r *llmtest.Request) call {
+	var body struct {
+		Model    string `json:"model"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Errorf("request body: %v", err)
+		return call{}
+	}
+	c := call{model: body.Model, raw: r}
+	for _, m := range body.Messages {
+		text := contentText(m.Content)
+		switch m.Role {
+		case "system":
+			c.system = text
+		case "user":
+			c.users = append(c.users, text)
+		case "tool":
+			c.toolTexts = append(c.toolTexts, text)
+		}
+	}
+	for _, tl := range body.Tools {
+		c.tools = append(c.tools, tl.Function.Name)
+	}
+	return c
+}
+
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// router answers the fake's requests with the first rule that matches;
+// it records every call.
+type router struct {
+	t     *testing.T
+	mu    sync.Mutex
+	calls []call
+	rules []func(call) (llmtest.Reply, bool)
+}
+
+func (r *rig) route(t *testing.T, rules ...func(call) (llmtest.Reply, bool)) *router {
+	rt := &router{t: t, rules: rules}
+	r.srv.Respond(func(req *llmtest.Request) llmtest.Reply {
+		c := decodeCall(t, req)
+		rt.mu.Lock()
+		rt.calls = append(rt.calls, c)
+		rt.mu.Unlock()
+		for _, rule := range rt.rules {
+			if rep, ok := rule(c); ok {
+				return rep
+			}
+		}
+		t.Errorf("no route for a request whose last user message is %q", c.lastUser())
+		return llmtest.Text("unrouted")
+	})
+	return rt
+}
+
+// callsOf are the calls whose first user message contains marker.
+func (rt *router) callsOf(marker string) []call {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var out []call
+	for _, c := range rt.calls {
+		if c.isChild(marker) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func agentArgs(t *testing.T, args map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// parentRule answers the main agent (whose first user message is
+// userPrompt): first the Agent call, then, once the tool result is back,
+// a closing text.
+func parentRule(userPrompt string, first llmtest.Reply, closing string) func(call) (llmtest.Reply, bool) {
+	return func(c call) (llmtest.Reply, bool) {
+		if c.firstUser() != userPrompt {
+			return llmtest.Reply{}, false
+		}
+		if len(c.toolTexts) == 0 {
+			return first, true
+		}
+		return llmtest.Text(closing), true
+	}
+}
+
+// childRule answers a child whose first user message contains marker
+// with the replies in order, the last one repeated.
+func childRule(marker string, replies ...llmtest.Reply) func(call) (llmtest.Reply, bool) {
+	var mu sync.Mutex
+	n := 0
+	return func(c call) (llmtest.Reply, bool) {
+		if !c.isChild(marker) {
+			return llmtest.Reply{}, false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		rep := replies[min(n, len(replies)-1)]
+		n++
+		return rep, true
+	}
+}
+
+// subagentSession opens an auto-mode session answering requests.
+func (r *rig) subagentSession(t *testing.T) (*session.Session, *event.Subscription) {
+	t.Helper()
+	o := r.opts("")
+	o.Mode = event.ModeAuto
+	o.Requests = session.Answered
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	return s, sub
+}
+
+// collect reads sub until the main agent's turn ended and returns every
+// event it read.
+func collect(t *testing.T, sub *event.Subscription) []event.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard, not a measurement
+	defer cancel()
+	var out []event.Event
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for the main turn's end: %v", err)
+		}
+		out = append(out, ev)
+		if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
+			return out
+		}
+	}
+}
+
+// toolResultOf is the text of the main agent's tool.result for call id.
+func toolResultOf(t *testing.T, evs []event.Event, id string) (string, bool) {
+	t.Helper()
+	for _, ev := range evs {
+		if e, ok := ev.(event.ToolResult); ok && e.AgentID == session.MainAgentID && e.ToolCallID == id {
+			return e.Output.Text(), e.IsError
+		}
+	}
+	t.Fatalf("no tool.result for %s", id)
+	return "", false
+}
+
+func summary(n int) string { return strings.Repeat("s", n) }
+
+func TestS46ForegroundSpawn(t *testing.T) {
+	r := newRig(t)
+	sum := "Findings: " + summary(290)
+	rt := r.route(t,
+		parentRule("look into X", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+			"prompt": "Investigate X", "description": "Investigate X"})), "All done."),
+		childRule("Investigate X", llmtest.Text(sum)))
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("look into X")); err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, sub)
+	out, isErr := toolResultOf(t, evs, "a1")
+	want := "agent_id: agent-0\nactual_subagent_type: coder\nstatus: completed\n\n[summary]\n" + sum
+	if isErr || out != want {
+		t.Fatalf("Agent result (error %v):\n%s\nwant:\n%s", isErr, out, want)
+	}
+	var types []event.Type
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case event.SubagentSpawned, event.SubagentStarted, event.SubagentCompleted, event.SubagentFailed:
+			if ev.EventHeader().AgentID != session.MainAgentID {
+				t.Errorf("%s published as %q, want the parent", ev.EventType(), ev.EventHeader().AgentID)
+			}
+			types = append(types, ev.EventType())
+			if c, ok := e.(event.SubagentCompleted); ok && c.ResultSummary != sum {
+				t.Errorf("completed summary %q", c.ResultSummary)
+			}
+		case event.TurnStarted:
+			if e.AgentID == "agent-0" {
+				types = append(types, "child turn")
+			}
+		}
+	}
+	if want := []event.Type{event.TypeSubagentSpawned, event.TypeSubagentStarted, "child turn", event.TypeSubagentCompleted}; !slices.Equal(types, want) {
+		t.Errorf("events %v, want %v", types, want)
+	}
+	child := rt.callsOf("Investigate X")
+	if len(child) != 1 {
+		t.Fatalf("child requests: %d, want 1 (no re-ask for a long handoff)", len(child))
+	}
+	c := child[0]
+	if c.model != "fake-model" {
+		t.Errorf("child model %q", c.model)
+	}
+	if slices.Contains(c.tools, "Agent") || !slices.Contains(c.tools, "Write") || !slices.Contains(c.tools, "Bash") {
+		t.Errorf("child tools %v: want the coder set without Agent", c.tools)
+	}
+	if !strings.Contains(c.system, r.workDir) {
+		t.Errorf("the child's system prompt does not name the work dir %s", r.workDir)
+	}
+	st := readState(t, s.Dir())
+	agents := st["agents"].(map[string]any)
+	e, ok := agents["agent-0"].(map[string]any)
+	if !ok || e["type"] != "sub" || e["parentAgentId"] != "main" || e["homedir"] != filepath.Join(s.Dir(), "agents", "agent-0") {
+		t.Errorf("state.json agents: %v", agents)
+	}
+	wire, err := os.ReadFile(filepath.Join(s.Dir(), "agents", "agent-0", "wire.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"cwd":"` + r.workDir + `"`, `"modelAlias":"fake"`, `"profileName":"coder"`} {
+		if !strings.Contains(string(wire), want) {
+			t.Errorf("child records lack %s", want)
+		}
+	}
+}
+
+func TestS47ShortHandoffReAsk(t *testing.T) {
+	t.Run("a fuller answer after the continuation", func(t *testing.T) {
+		r := newRig(t)
+		long := "Summary: " + summary(391)
+		rt := r.route(t,
+			parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+				"prompt": "Check the build", "description": "Check the build"})), "ok"),
+			childRule("Check the build", llmtest.Text("done"), llmtest.Text(long)))
+		s, sub := r.subagentSession(t)
+		if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := toolResultOf(t, collect(t, sub), "a1")
+		if !strings.HasSuffix(out, "[summary]\n"+long) {
+			t.Errorf("Agent result:\n%s", out)
+		}
+		calls := rt.callsOf("Check the build")
+		if len(calls) != 2 {
+			t.Fatalf("child requests: %d, want 2", len(calls))
+		}
+		if last := calls[1].lastUser(); !strings.Contains(last, "too brief") {
+			t.Errorf("the second request's last user message is %q, want the continuation", last)
+		}
+	})
+	t.Run("a short answer twice is taken", func(t *testing.T) {
+		r := newRig(t)
+		rt := r.route(t,
+			parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+				"prompt": "Check the build", "description": "Check the build"})), "ok"),
+			childRule("Check the build", llmtest.Text("ok")))
+		s, sub := r.subagentSession(t)
+		if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+			t.Fatal(err)
+		}
+		out, isErr := toolResultOf(t, collect(t, sub), "a1")
+		if isErr || !strings.HasSuffix(out, "[summary]\nok") {
+			t.Errorf("Agent result:\n%s", out)
+		}
+		if n := len(rt.callsOf("Check the build")); n != 2 {
+			t.Errorf("child requests: %d, want 2 (no third prompt)", n)
+		}
+	})
+}
+
+func TestS48TruncatedChild(t *testing.T) {
+	r := newRig(t)
+	cut := llmtest.Reply{Response: scripted.Response{Parts: []llm.StreamPart{llm.ContentStreamPart(llm.TextPart("partial"))},
+		Finish: llm.FinishTruncated}}
+	rt := r.route(t,
+		parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+			"prompt": "Summarize the repo", "description": "Summarize"})), "ok"),
+		childRule("Summarize the repo", cut))
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, sub)
+	out, isErr := toolResultOf(t, evs, "a1")
+	if !isErr || !strings.Contains(out, "subagent error: Subagent turn failed before completing its final summary: reason=max_tokens.") {
+		t.Errorf("Agent result (error %v):\n%s", isErr, out)
+	}
+	var failed, completed int
+	for _, ev := range evs {
+		switch ev.(type) {
+		case event.SubagentFailed:
+			failed++
+		case event.SubagentCompleted:
+			completed++
+		}
+	}
+	if failed != 1 || completed != 0 {
+		t.Errorf("subagent.failed %d, subagent.completed %d; want 1 and 0", failed, completed)
+	}
+	if n := len(rt.callsOf("Summarize the repo")); n != 1 {
+		t.Errorf("child requests: %d, want 1 (no re-ask)", n)
+	}
+}
+
+func TestS49BadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"profile not delegatable", map[string]any{"prompt": "p", "description": "d", "subagent_type": "writer"},
+			`subagent error: Subagent profile "writer" was not found`},
+		{"the main profile", map[string]any{"prompt": "p", "description": "d", "subagent_type": "agent"},
+			`subagent error: Subagent profile "agent" was not found`},
+		{"resume with a type", map[string]any{"prompt": "p", "description": "d", "resume": "agent-0", "subagent_type": "coder"},
+			"Cannot set subagent_type when resuming an existing agent. Resume by agent id only."},
+		{"resume a task id", map[string]any{"prompt": "p", "description": "d", "resume": "agent-9k2j1m0z"},
+			`subagent error: Agent instance "agent-9k2j1m0z" is not a subagent`},
+		{"resume the main agent", map[string]any{"prompt": "p", "description": "d", "resume": "main"},
+			`subagent error: Agent instance "main" is not a subagent`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			r.route(t, parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, c.args)), "ok"))
+			s, sub := r.subagentSession(t)
+			if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+				t.Fatal(err)
+			}
+			out, isErr := toolResultOf(t, collect(t, sub), "a1")
+			if !isErr || out != c.want {
+				t.Errorf("Agent result (error %v): %q, want %q", isErr, out, c.want)
+			}
+			agents := readState(t, s.Dir())["agents"].(map[string]any)
+			if len(agents) != 1 {
+				t.Errorf("state.json agents %v: a child was created", agents)
+			}
+			if _, err := os.Stat(filepath.Join(s.Dir(), "agents", "agent-0")); err == nil {
+				t.Error("agents/agent-0 exists")
+			}
+		})
+	}
+}
+
+func TestS51ResumeByAgentID(t *testing.T) {
+	r := newRig(t)
+	first := "First: " + summary(300)
+	second := "Second: " + summary(300)
+	rt := r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "first" {
+				return llmtest.Reply{}, false
+			}
+			switch {
+			case len(c.toolTexts) == 0:
+				return llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+					"prompt": "Investigate X", "description": "Investigate X"})), true
+			case slices.Contains(c.users, "second") && len(c.toolTexts) == 1:
+				return llmtest.ToolCall("a2", "Agent", agentArgs(t, map[string]any{
+					"resume": "agent-0", "prompt": "Also check Y", "description": "Check Y"})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) { // the child
+			if !c.isChild("Investigate X") {
+				return llmtest.Reply{}, false
+			}
+			if c.lastUser() == "Also check Y" {
+				return llmtest.Text(second), true
+			}
+			return llmtest.Text(first), true
+		})
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("first")); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, sub)
+	if err := s.Prompt(t.Context(), textParts("second")); err != nil {
+		t.Fatal(err)
+	}
+	out, isErr := toolResultOf(t, collect(t, sub), "a2")
+	if isErr || !strings.HasSuffix(out, "[summary]\n"+second) || !strings.HasPrefix(out, "agent_id: agent-0\nactual_subagent_type: coder\n") {
+		t.Fatalf("resumed Agent result (error %v):\n%s", isErr, out)
+	}
+	calls := rt.callsOf("Investigate X")
+	last := calls[len(calls)-1]
+	if last.firstUser() != "Investigate X" || last.lastUser() != "Also check Y" || !strings.Contains(string(last.raw.Body), first) {
+		t.Errorf("the resumed child's request has user messages %q", last.users)
+	}
+	if agents := readState(t, s.Dir())["agents"].(map[string]any); len(agents) != 2 {
+		t.Errorf("state.json agents %v, want main and agent-0", agents)
+	}
+}
+
+// waitFor reads sub until an event satisfies ok and returns it.
+func waitFor(t *testing.T, sub *event.Subscription, what string, ok func(event.Event) bool) event.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard, not a measurement
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		if ok(ev) {
+			return ev
+		}
+	}
+}
+
+func mainResult(id string) func(event.Event) bool {
+	return func(ev event.Event) bool {
+		e, ok := ev.(event.ToolResult)
+		return ok && e.AgentID == session.MainAgentID && e.ToolCallID == id
+	}
+}
+
+func TestS50BackgroundSubagent(t *testing.T) {
+	r := newRig(t)
+	result := "Background findings: " + summary(300)
+	release := make(chan struct{})
+	var taskID string
+	var mu sync.Mutex
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			notified := false
+			for _, u := range c.users {
+				notified = notified || strings.Contains(u, "<notification")
+			}
+			switch {
+			case len(c.toolTexts) == 0:
+				return llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+					"prompt": "Scan the logs", "description": "Scan logs", "run_in_background": true})), true
+			case notified && len(c.toolTexts) == 1:
+				mu.Lock()
+				id := taskID
+				mu.Unlock()
+				return llmtest.ToolCall("o1", "TaskOutput", agentArgs(t, map[string]any{"task_id": id})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Scan the logs") {
+				return llmtest.Reply{}, false
+			}
+			<-release
+			return llmtest.Text(result), true
+		})
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	out := waitFor(t, sub, "the Agent result", mainResult("a1")).(event.ToolResult)
+	text := out.Output.Text()
+	for _, want := range []string{"\nstatus: running\nagent_id: agent-0\nactual_subagent_type: coder\nautomatic_notification: true\n\ndescription: Scan logs\n\nnext_step: ",
+		"\nresume_hint: ", `Agent(resume="agent-0"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("background answer lacks %q:\n%s", want, text)
+		}
+	}
+	id, _, _ := strings.Cut(strings.TrimPrefix(text, "task_id: "), "\n")
+	if out.IsError || !strings.HasPrefix(text, "task_id: agent-") || len(id) != len("agent-")+8 {
+		t.Fatalf("background answer:\n%s", text)
+	}
+	mu.Lock()
+	taskID = id
+	mu.Unlock()
+	close(release)
+	var notice string
+	waitFor(t, sub, "the notification turn", func(ev event.Event) bool {
+		e, ok := ev.(event.ToolCallStarted)
+		return ok && e.AgentID == session.MainAgentID && e.ToolCallID == "o1"
+	})
+	for _, m := range s.History() {
+		if strings.Contains(textOf(m.Message), "<notification") {
+			notice = textOf(m.Message)
+		}
+	}
+	for _, want := range []string{`type="task.completed"`, `source_id="` + id + `"`, `agent_id="agent-0"`} {
+		if !strings.Contains(notice, want) {
+			t.Errorf("notification lacks %s:\n%s", want, notice)
+		}
+	}
+	res := waitFor(t, sub, "the TaskOutput result", mainResult("o1")).(event.ToolResult)
+	if got := res.Output.Text(); !strings.Contains(got, "kind: agent") || !strings.Contains(got, "agent_id: agent-0") || !strings.Contains(got, result) {
+		t.Errorf("TaskOutput:\n%s", got)
+	}
+}
+
+func TestS53CancellationPropagation(t *testing.T) {
+	r := newRig(t)
+	bgGate := llmtest.NewGate()
+	bgResult := "Background result: " + summary(300)
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCalls(
+					scripted.Call{ID: "fg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
+						"prompt": "Run the slow check", "description": "Slow check"})},
+					scripted.Call{ID: "bg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
+						"prompt": "Watch the queue", "description": "Watch queue", "run_in_background": true})}), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Run the slow check") {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCall("b1", "Bash", agentArgs(t, map[string]any{"command": "sleep 30", "description": "wait"})), true
+			}
+			return llmtest.Text("slow check ended: " + summary(300)), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Watch the queue") {
+				return llmtest.Reply{}, false
+			}
+			return llmtest.Text(bgResult).WithFault(llmtest.Fault{Hold: bgGate}), true
+		})
+	o := r.opts("")
+	o.Mode = event.ModeAuto
+	o.Requests = session.Answered
+	o.Env = osenv.NewLocal(osenv.LocalOptions{Cwd: r.workDir, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, sub, "the child's Bash", func(ev event.Event) bool {
+		e, ok := ev.(event.ToolCallStarted)
+		return ok && e.AgentID == "agent-0" && e.ToolCallID == "b1"
+	})
+	<-bgGate.Reached()
+	if err := s.Cancel(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	var bash, fg string
+	var childEnd *event.TurnEnded
+	for fg == "" || bash == "" || childEnd == nil {
+		ev := waitFor(t, sub, "the cancelled calls", func(event.Event) bool { return true })
+		switch e := ev.(type) {
+		case event.ToolResult:
+			if e.AgentID == "agent-0" && e.ToolCallID == "b1" {
+				bash = e.Output.Text()
+			}
+			if e.AgentID == session.MainAgentID && e.ToolCallID == "fg" {
+				fg = e.Output.Text()
+			}
+		case event.TurnEnded:
+			if e.AgentID == "agent-0" {
+				childEnd = &e
+			}
+		}
+	}
+	if childEnd.Reason != event.EndCancelled {
+		t.Errorf("the foreground child's turn ended %s, want cancelled", childEnd.Reason)
+	}
+	if !strings.Contains(bash, "interrupt") {
+		t.Errorf("the child's Bash result does not report the user's interruption: %q", bash)
+	}
+	if !strings.Contains(fg, "The user interrupted this subagent") {
+		t.Errorf("the foreground Agent result: %q", fg)
+	}
+	// The background child was not touched: released now, it notifies.
+	bgGate.Release()
+	waitFor(t, sub, "the background child's notification turn", func(ev event.Event) bool {
+		e, ok := ev.(event.TurnStarted)
+		return ok && e.AgentID == session.MainAgentID && e.Origin == "background_task"
+	})
+	waitEnded(t, sub)
+	var notice string
+	for _, m := range s.History() {
+		if strings.Contains(textOf(m.Message), "<notification") {
+			notice = textOf(m.Message)
+		}
+	}
+	if !strings.Contains(notice, `type="task.completed"`) || !strings.Contains(notice, `agent_id="agent-1"`) {
+		t.Errorf("notification:\n%s", notice)
+	}
+}
+
+func TestS55ExploreGitContext(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	spawn := func(t *testing.T, repo bool, profile string) string {
+		r := newRig(t)
+		if repo {
+			for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."},
+				{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first commit"}} {
+				cmd := exec.Command("git", args...)
+				cmd.Dir = r.workDir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(r.workDir, "dirty.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rt := r.route(t,
+			parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+				"prompt": "Where is main defined?", "description": "Find main", "subagent_type": profile})), "ok"),
+			childRule("Where is main defined?", llmtest.Text("In main.go. "+summary(300))))
+		o := r.opts("")
+		o.Mode = event.ModeAuto
+		o.Env = osenv.NewLocal(osenv.LocalOptions{Cwd: r.workDir, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+		s, err := session.Open(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { closeSession(t, s) })
+		sub := s.Subscribe()
+		t.Cleanup(sub.Close)
+		if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+			t.Fatal(err)
+		}
+		if out, isErr := toolResultOf(t, collect(t, sub), "a1"); isErr {
+			t.Fatalf("Agent failed: %s", out)
+		}
+		calls := rt.callsOf("Where is main defined?")
+		if len(calls) == 0 {
+			t.Fatal("the child sent nothing")
+		}
+		return calls[0].firstUser()
+	}
+	t.Run("explore in a repository", func(t *testing.T) {
+		first := spawn(t, true, "explore")
+		if !strings.HasPrefix(first, "<git-context>\n") || !strings.Contains(first, "Branch: main\n") ||
+			!strings.Contains(first, "Dirty files (1):\n") || !strings.HasSuffix(first, "</git-context>\n\nWhere is main defined?") {
+			t.Errorf("explore's first message:\n%s", first)
+		}
+	})
+	t.Run("coder", func(t *testing.T) {
+		if first := spawn(t, true, "coder"); first != "Where is main defined?" {
+			t.Errorf("coder's first message:\n%s", first)
+		}
+	})
+	t.Run("explore outside a repository", func(t *testing.T) {
+		if first := spawn(t, false, "explore"); first != "<git-context status=\"unavailable\" reason=\"not-a-repo\"/>\n\nWhere is main defined?" {
+			t.Errorf("explore's first message:\n%s", first)
+		}
+	})
+}
+
+func TestS54SubagentPermissions(t *testing.T) {
+	r := newRig(t)
+	write := func(id string) llmtest.Reply {
+		return llmtest.ToolCall(id, "Write", agentArgs(t, map[string]any{"path": filepath.Join(r.workDir, "out.txt"), "content": "x"}))
+	}
+	npm := func(id string) llmtest.Reply {
+		return llmtest.ToolCall(id, "Bash", agentArgs(t, map[string]any{"command": "npm test", "description": "run the tests"}))
+	}
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return npm("m1"), true
+			case 1:
+				return write("m2"), true
+			case 2:
+				return llmtest.ToolCall("m3", "Agent", agentArgs(t, map[string]any{"prompt": "Write the file", "description": "Write it"})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Write the file") {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return write("c1"), true
+			case 1:
+				return npm("c2"), true
+			}
+			return llmtest.Text("Could not write: " + summary(300)), true
+		})
+	o := r.opts("")
+	o.Mode = event.ModeManual
+	o.Requests = session.Answered
+	o.RunRules = []config.PermissionRule{{Decision: config.DecisionDeny, Pattern: "Write", Origin: config.OriginUser, Source: "--disallowedTools"}}
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]string{}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := ev.(event.ApprovalRequested); ok {
+			switch {
+			case e.AgentID == session.MainAgentID && e.ToolCallID == "m1":
+				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveSession}); err != nil {
+					t.Fatal(err)
+				}
+			case e.AgentID == session.MainAgentID && e.ToolName == "Agent":
+				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveOnce}); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				t.Errorf("unexpected approval request of %s for %s", e.AgentID, e.ToolName)
+				_ = s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.Reject})
+			}
+		}
+		if e, ok := ev.(event.ToolResult); ok {
+			results[e.AgentID+"/"+e.ToolCallID] = e.Output.Text()
+		}
+		if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
+			break
+		}
+	}
+	// The wording is spec 04 §2.10's (ERRATA 14), not scenario 54's.
+	const denied = `Tool "Write" was denied`
+	if got := results["main/m2"]; !strings.HasPrefix(got, denied) || strings.Contains(got, "retry") {
+		t.Errorf("the main agent's denial: %q", got)
+	}
+	if got := results["agent-0/c1"]; !strings.HasPrefix(got, denied) || !strings.Contains(got, "don't retry the same call") {
+		t.Errorf("the child's denial: %q", got)
+	}
+	if _, ran := results["agent-0/c2"]; !ran {
+		t.Error("the child's npm test did not run")
+	}
+	if _, err := os.Stat(filepath.Join(r.workDir, "out.txt")); err == nil {
+		t.Error("a denied Write wrote the file")
+	}
+}
