@@ -217,6 +217,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Skills: p.skills, SessionID: s.id,
 				Fetcher:   fetcher,
 				Subagents: s.host,
+				Swarm:     swarmRunner{s.host},
 			})
 			m.SetActiveTools(p.active)
 			s.mcpFollow = m.FollowMCP(s.mcp, func(err error) { logger.Warn("MCP tool dropped", "err", err) })

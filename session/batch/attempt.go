@@ -9,12 +9,18 @@ import (
 )
 
 // start launches one attempt of s on its own goroutine. The attempt's ctx
-// is the batch's, cancelled on its own at the task's timeout.
+// is the batch's, cancelled on its own at the task's timeout. Launches
+// (the Launcher calls that create or claim a child) run one after another
+// in the order the attempts started, so new children are numbered in that
+// order; the children then run side by side.
 func (b *batch) start(s *taskState) {
 	ctx, cancel := context.WithCancelCause(b.ctx)
 	a := &attempt{state: s, cancel: cancel}
 	b.active[a] = struct{}{}
-	job := attemptJob{a: a, task: s.task, retryAgentID: s.retryAgentID, agentID: s.agentID}
+	launched := make(chan struct{})
+	job := attemptJob{a: a, task: s.task, retryAgentID: s.retryAgentID, agentID: s.agentID,
+		after: b.lastLaunch, launched: launched}
+	b.lastLaunch = launched
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
@@ -43,6 +49,9 @@ type attemptJob struct {
 	task         Task
 	retryAgentID string
 	agentID      string
+	// after is closed when the previous attempt's launch returned;
+	// launched is closed when this one's did.
+	after, launched chan struct{}
 }
 
 // send hands an event to the loop; after the loop returned it is dropped.
@@ -69,6 +78,18 @@ func (b *batch) runAttempt(ctx context.Context, j attemptJob) (o outcome) {
 		h   Handle
 		err error
 	)
+	launching := true
+	defer func() {
+		if launching {
+			close(j.launched)
+		}
+	}()
+	if j.after != nil {
+		select {
+		case <-j.after:
+		case <-ctx.Done():
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		err = context.Cause(ctx)
@@ -79,6 +100,8 @@ func (b *batch) runAttempt(ctx context.Context, j attemptJob) (o outcome) {
 	default:
 		h, err = b.l.Spawn(ctx, j.task, run)
 	}
+	launching = false
+	close(j.launched)
 	if err == nil && h == nil {
 		err = errors.New("the launcher returned no child")
 	}

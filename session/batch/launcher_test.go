@@ -24,6 +24,8 @@ type behaviour struct {
 	err error
 	// launchErr fails the launch itself: no child is made.
 	launchErr error
+	// launchFor is how long making the child takes.
+	launchFor time.Duration
 }
 
 // launch is one call of the launcher, as the test sees it.
@@ -40,12 +42,14 @@ type fakeLauncher struct {
 	t0     time.Time
 	script func(t batch.Task, attempt int) behaviour
 
-	mu        sync.Mutex
-	launches  []launch
-	attempts  map[int]int // task index → attempts so far
-	running   int
-	peak      int
-	suspended []string // agent ids
+	mu         sync.Mutex
+	launches   []launch
+	attempts   map[int]int // task index → attempts so far
+	running    int
+	peak       int
+	suspended  []string // agent ids
+	inLaunch   int
+	overlapped bool // two launches ran at once
 }
 
 func newLauncher(script func(t batch.Task, attempt int) behaviour) *fakeLauncher {
@@ -79,6 +83,14 @@ func (f *fakeLauncher) run(ctx context.Context, method, id string, t batch.Task,
 	n := f.attempts[t.Index]
 	f.attempts[t.Index] = n + 1
 	b := f.script(t, n)
+	f.inLaunch++
+	if f.inLaunch > 1 {
+		f.overlapped = true
+	}
+	f.mu.Unlock()
+	time.Sleep(b.launchFor) // the bubble's clock
+	f.mu.Lock()
+	f.inLaunch--
 	f.launches = append(f.launches, launch{method: method, agentID: id, index: t.Index, at: time.Since(f.t0), prompt: t.Prompt})
 	if b.launchErr != nil {
 		f.mu.Unlock()

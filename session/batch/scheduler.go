@@ -137,6 +137,9 @@ type batch struct {
 	events chan any
 	done   chan struct{} // closed when the loop has returned
 	wg     sync.WaitGroup
+	// lastLaunch is closed when the last started attempt's launch
+	// returned; nil before the first.
+	lastLaunch chan struct{}
 
 	states  []*taskState
 	pending []*taskState

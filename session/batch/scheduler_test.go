@@ -400,3 +400,24 @@ func TestTimingScalesTheRamp(t *testing.T) {
 		}
 	})
 }
+
+func TestLaunchesRunOneAfterAnother(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLauncher(func(batch.Task, int) behaviour {
+			return behaviour{runFor: time.Second, launchFor: 100 * time.Millisecond}
+		})
+		if _, err := batch.Run(t.Context(), l, items(5), batch.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var order []int
+		for _, c := range l.calls() {
+			order = append(order, c.index)
+		}
+		if d := cmp.Diff([]int{1, 2, 3, 4, 5}, order); d != "" || l.overlapped {
+			t.Errorf("launch order (-want +got):\n%s; overlapped %v", d, l.overlapped)
+		}
+		if got := l.calls()[4].at; got != 500*time.Millisecond { // a launch is logged as it returns
+			t.Errorf("5th launch returned at %v, want after the four before it and its own (500ms)", got)
+		}
+	})
+}
