@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kimigo/kimigo/llm/llmtest"
+)
+
+// Issue 19 acceptance, AgentSwarm through the built binary against the
+// loopback fake. The scheduler runs with the spec's intervals (a ramp of
+// 5, then one launch per 700 ms), so a swarm of 20 takes about ten
+// seconds to launch.
+
+// swarmItems are the 20 items of the end-to-end swarms.
+func swarmItems() []string {
+	out := make([]string, 20)
+	for i := range out {
+		out[i] = fmt.Sprintf("part-%02d", i+1)
+	}
+	return out
+}
+
+// childReport is a child's handoff, long enough for no re-ask.
+func childReport(item string) string {
+	return item + " reviewed. " + strings.Repeat("Nothing unusual found. ", 12)
+}
+
+// childOf is the item whose child sent turn, "" for the main agent.
+func childOf(turn chatTurn) string {
+	if item, ok := strings.CutPrefix(turn.first, "Review "); ok {
+		return strings.TrimSuffix(item, " and report.")
+	}
+	return ""
+}
+
+// Twenty children; the fake answers 429 to the first request of four of
+// them (the loop retries those) and to every request part-20's child
+// sends until the batch scheduler requeues it, while part-19's child is
+// still working: part-20 is suspended and retried with the same agent id,
+// and all twenty complete.
+func TestE2ESwarmOf20WithRateLimits(t *testing.T) {
+	c := newCLI(t)
+	c.env["KIMI_LOOP_MAX_ATTEMPTS_PER_STEP"] = "2" // part-20's turn gives up after two 429s
+	srv := c.fake("openai")
+	items := swarmItems()
+	var mu sync.Mutex
+	seen := map[string][]time.Time{}
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		item := childOf(turn)
+		if item == "" {
+			if turn.tools == 0 {
+				return llmtest.ToolCall("call_s", "AgentSwarm", argsJSON(t, map[string]any{"description": "review the parts",
+					"prompt_template": "Review {{item}} and report.", "items": items}))
+			}
+			return llmtest.Text("All twenty parts were reviewed.")
+		}
+		mu.Lock()
+		seen[item] = append(seen[item], time.Now())
+		n := len(seen[item])
+		mu.Unlock()
+		switch {
+		case item == "part-20" && n <= 2:
+			return llmtest.ChatRateLimited(0)
+		case (item == "part-02" || item == "part-07" || item == "part-12" || item == "part-17") && n == 1:
+			return llmtest.ChatRateLimited(0)
+		case item == "part-19":
+			// Still working when part-20 is rate limited, so part-20 is
+			// not the last unfinished task and is requeued.
+			return llmtest.Text(childReport(item)).WithFault(llmtest.Fault{FirstByteDelay: 5 * time.Second})
+		}
+		return llmtest.Text(childReport(item))
+	})
+	r := c.mustRun("-p", "review every part", "--yolo")
+	if r.stdout != "All twenty parts were reviewed.\n" {
+		t.Fatalf("stdout %q\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	last := string(srv.Request(len(srv.Requests()) - 1).Body)
+	if !strings.Contains(last, "<summary>completed: 20</summary>") {
+		t.Fatalf("the parent's last request lacks a swarm of 20 completed:\n%s", last)
+	}
+	for i, item := range items {
+		want := fmt.Sprintf(`<subagent agent_id=\"agent-%d\" item=\"%s\" outcome=\"completed\">%s`, i, item, strings.TrimSpace(childReport(item)))
+		if !strings.Contains(last, want) {
+			t.Errorf("the swarm result lacks %s", item)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, item := range []string{"part-02", "part-07", "part-12", "part-17"} {
+		if len(seen[item]) != 2 {
+			t.Errorf("%s's child sent %d requests, want a 429 and the loop's retry", item, len(seen[item]))
+		}
+	}
+	// part-20: two 429s (the loop's two attempts), then the scheduler's
+	// retry of the same child no earlier than 3 s later.
+	if got := seen["part-20"]; len(got) != 3 || got[2].Sub(got[1]) < 3*time.Second {
+		t.Errorf("part-20's requests at %v; want the scheduler's retry at least 3s after the second 429", got)
+	}
+	// The retry re-ran the child's turn in its own log: the prompt
+	// entered its history once.
+	n := 0
+	for line := range strings.SplitSeq(childWire(t, c, "agent-19"), "\n") {
+		if strings.Contains(line, `"type":"context.append_message"`) && strings.Contains(line, "Review part-20 and report.") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("part-20's child history got its prompt %d times, want 1", n)
+	}
+}
+
+// childWire is the record log of child id in the work dir's only session.
+func childWire(t *testing.T, c *cli, id string) string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(c.home, "sessions", "*", "*", "agents", id, "wire.jsonl"))
+	if err != nil || len(matches) != 1 {
+		t.Fatalf("the log of %s: %v %v", id, matches, err)
+	}
+	b, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// kimigo is SIGKILLed while a swarm of 20 is running; `kimigo -c -p`
+// continues the session: it opens, the parent sees its swarm call
+// interrupted, and a resumed child replays its own log (its next request
+// holds its first prompt and the new one).
+func TestE2ESwarmKilledThenContinued(t *testing.T) {
+	c := newCLI(t)
+	srv := c.fake("openai")
+	items := swarmItems()
+	gate := llmtest.NewGate()
+	var mu sync.Mutex
+	children := map[string]int{}
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		item := childOf(turn)
+		switch {
+		case item != "":
+			mu.Lock()
+			children[item]++
+			mu.Unlock()
+			if item == "part-03" && len(turn.users) > 1 {
+				return llmtest.Text(childReport(item)) // the resumed child, after the restart
+			}
+			return llmtest.Text(childReport(item)).WithFault(llmtest.Fault{Hold: gate})
+		case turn.first == "review every part" && turn.tools == 0:
+			return llmtest.ToolCall("call_s", "AgentSwarm", argsJSON(t, map[string]any{"description": "review the parts",
+				"prompt_template": "Review {{item}} and report.", "items": items}))
+		case strings.Contains(strings.Join(turn.users, "\n"), "continue part-03") && turn.tools == 1:
+			return llmtest.ToolCall("call_r", "AgentSwarm", argsJSON(t, map[string]any{"description": "finish part-03",
+				"resume_agent_ids": map[string]string{"agent-2": "Finish the review."}}))
+		}
+		return llmtest.Text("Picked up where the swarm stopped.")
+	})
+	started := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(children) >= 6 // the first five and the ramp's sixth are running
+	}
+	res := c.interrupt(syscall.SIGKILL, started, "-p", "review every part", "--yolo")
+	if res.code != -1 {
+		t.Fatalf("kimigo was not killed: %v", res)
+	}
+	gate.Release()
+	r := c.mustRun("-c", "-p", "continue part-03", "--yolo")
+	if r.stdout != "Picked up where the swarm stopped.\n" || strings.Contains(r.stderr, "panic") {
+		t.Fatalf("continued run:\n%v", r)
+	}
+	// The resumed child's request holds its first prompt, from its own
+	// log, and the new one.
+	var resumed string
+	for _, q := range srv.Requests() {
+		turn := decodeChatTurn(t, q)
+		if childOf(turn) == "part-03" && len(turn.users) > 1 {
+			resumed = strings.Join(turn.users, "\n")
+		}
+	}
+	if !strings.Contains(resumed, "Review part-03 and report.") || !strings.Contains(resumed, "Finish the review.") {
+		t.Errorf("the resumed child's request users:\n%s", resumed)
+	}
+	last := string(srv.Request(len(srv.Requests()) - 1).Body)
+	if !strings.Contains(last, `<subagent mode=\"resume\" agent_id=\"agent-2\" item=\"part-03\" outcome=\"completed\">`) {
+		t.Errorf("the parent's last request lacks the resumed child's result:\n%s", last)
+	}
+}
