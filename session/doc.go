@@ -157,6 +157,16 @@
 //     run on in the parent's background manager until stopped, timed
 //     out or the session closes. Children opened in a run are closed
 //     with the session.
+//   - AgentSwarm on the host (swarm.go; spec 05 §5.7): swarmRunner
+//     refuses a malformed KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY, a
+//     profile the agent may not delegate to and a resume id that is not
+//     one of its children before anything starts, then runs the tasks
+//     through session/batch with the subagent timeout per attempt;
+//     swarmLauncher spawns, resumes and retries children (quiet about
+//     rate-limit failures, which the scheduler retries) and publishes
+//     subagent.suspended on the parent. Swarm mode of the main agent
+//     (modes.go): SwarmMode, SetSwarmMode (/swarm on|off), StartSwarmTask
+//     (/swarm <task>), event.Status.SwarmMode.
 //
 // It does not own: reading configuration files (the front end loads the
 // configuration at the edge and passes it), the records format and the
@@ -195,6 +205,11 @@
 //   - Approvals and questions reach an answering front end as events, and
 //     only an answer runs the call; a cancelled turn withdraws its request;
 //     without a front end every approval is denied (requests_test.go).
+//   - AgentSwarm runs real children with rate limits, failures,
+//     timeouts and a user cancel, and refuses bad input with nothing
+//     spawned (swarm_test.go; S63; cmd/kimigo's TestE2ESwarmOf20…,
+//     TestE2ESwarmKilledThenContinued through the binary); swarm mode's
+//     controls end and restore as spec 04 §7 says (swarm_mode_test.go).
 //   - Every event of a session names its agent and the stream ends with
 //     Close (TestEveryEventOfASessionNamesTheMainAgent); a run's own
 //     permission mode is undone at Close (model_test.go TestModeForThisRun).

@@ -1,9 +1,11 @@
 package session_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm/llmtest"
@@ -155,5 +157,104 @@ func TestSwarmBadInputSpawnsNothing(t *testing.T) {
 				t.Errorf("%d children spawned, %d requests", n, len(rt.calls))
 			}
 		})
+	}
+}
+
+// S63 through the host: the user cancels the turn while a swarm runs
+// three at a time (KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY=3); the finished
+// child's report is kept, the started ones are aborted as started and the
+// ones never launched as not_started.
+func TestScenario63SwarmUserCancel(t *testing.T) {
+	r := newRig(t)
+	r.cfg.Env.SwarmMaxConcurrencyRaw = "3"
+	gate := llmtest.NewGate()
+	items := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	rules := []func(call) (llmtest.Reply, bool){
+		parentRule("many", swarmCall(t, "s1", map[string]any{"description": "many",
+			"prompt_template": "Look at {{item}} closely.", "items": items}), "ok"),
+		childRule("Look at a closely.", llmtest.Text(report("a"))),
+	}
+	for _, it := range items[1:] {
+		rules = append(rules, childRule("Look at "+it+" closely.", llmtest.Text(report(it)).WithFault(llmtest.Fault{Hold: gate})))
+	}
+	rt := r.route(t, rules...)
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("many")); err != nil {
+		t.Fatal(err)
+	}
+	var evs []event.Event
+	completed := false
+	deadline := time.Now().Add(time.Minute)             // a deadlock guard, not a measurement
+	for !completed || len(rt.callsOf("closely.")) < 4 { // a done, and d in its place
+		if time.Now().After(deadline) {
+			t.Fatal("the swarm never reached four children")
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond) // d's request comes after its last event
+		ev, err := sub.Next(ctx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		evs = append(evs, ev)
+		if _, ok := ev.(event.SubagentCompleted); ok {
+			completed = true
+		}
+	}
+	if err := s.Cancel(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	gate.Release()
+	evs = append(evs, collect(t, sub)...)
+	out, isErr := toolResultOf(t, evs, "s1")
+	if isErr {
+		t.Fatalf("cancelled swarm result is an error:\n%s", out)
+	}
+	if !strings.Contains(out, `<subagent agent_id="agent-0" item="a" outcome="completed">`+report("a")) {
+		t.Errorf("the finished report was lost:\n%s", out)
+	}
+	if !strings.Contains(out, `item="b" state="started" outcome="aborted">The user manually interrupted this subagent batch before this subagent finished.`) {
+		t.Errorf("a started child is not aborted/started:\n%s", out)
+	}
+	for _, it := range []string{"b", "c", "d"} {
+		if !strings.Contains(out, `item="`+it+`" state="started" outcome="aborted">`) {
+			t.Errorf("%s is not aborted/started:\n%s", it, out)
+		}
+	}
+	for _, it := range []string{"e", "f", "g", "h"} {
+		if !strings.Contains(out, `<subagent item="`+it+`" state="not_started" outcome="aborted">The user manually interrupted this subagent batch before this subagent was started.`) {
+			t.Errorf("%s is not aborted/not_started:\n%s", it, out)
+		}
+	}
+	if n := len(rt.callsOf("closely.")); n != 4 {
+		t.Errorf("%d children sent requests, want 4", n)
+	}
+}
+
+// A child past the subagent timeout fails alone with "Subagent timed
+// out."; its sibling completes and nothing is suspended (spec 05 §5.7,
+// §5.8).
+func TestSwarmChildTimeout(t *testing.T) {
+	r := newRig(t)
+	ms := 300
+	r.cfg.Subagent.TimeoutMs = &ms
+	gate := llmtest.NewGate()
+	defer gate.Release()
+	r.route(t,
+		parentRule("pair", swarmCall(t, "s1", map[string]any{"description": "pair",
+			"prompt_template": "Probe {{item}}.", "items": []string{"fast", "slow"}}), "ok"),
+		childRule("Probe fast.", llmtest.Text(report("fast"))),
+		childRule("Probe slow.", llmtest.Text(report("slow")).WithFault(llmtest.Fault{Hold: gate})))
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("pair")); err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, sub)
+	out, isErr := toolResultOf(t, evs, "s1")
+	if isErr || !strings.Contains(out, "<summary>completed: 1, failed: 1</summary>") ||
+		!strings.Contains(out, `<subagent agent_id="agent-1" item="slow" state="started" outcome="failed">Subagent timed out.</subagent>`) {
+		t.Errorf("AgentSwarm result (error %v):\n%s", isErr, out)
+	}
+	if n := len(eventsOf[event.SubagentSuspended](evs)); n != 0 {
+		t.Errorf("a timeout suspended %d children", n)
 	}
 }
