@@ -29,7 +29,13 @@
 //   - A user cancellation keeps finished results and marks the rest
 //     aborted, started or not_started; any other cancellation fails the
 //     batch (S63, TestNonUserCancelFailsBatch).
+//   - Launches (the Launcher calls that make or claim a child) run one at
+//     a time in the order attempts started, so new children are numbered
+//     in input order; the children themselves run side by side
+//     (TestLaunchesRunOneAfterAnother).
+//   - Whatever the children do, a batch ends with one result per task in
+//     input order (scheduler_fuzz_test.go FuzzRun).
 //
 // Tests: scheduler_test.go (S60 ramp and cap, S62 rate limit, S63 user
-// cancel, timeouts, priorities, capacity recovery).
+// cancel, timeouts, priorities, capacity recovery), scheduler_fuzz_test.go.
 package batch
