@@ -34,13 +34,12 @@ var agentSwarmMD string
 const agentSwarmSchema = `{
   "type": "object",
   "properties": {
-    "description": {"type": "string", "pattern": "\\S", "description": "A few words for the whole swarm, shown to the user."},
-    "subagent_type": {"type": "string", "pattern": "\\S", "description": "Profile of the subagents started from items (default coder). Resumed subagents keep theirs."},
-    "prompt_template": {"type": "string", "pattern": "\\S", "description": "The prompt of every item subagent, with {{item}} where the item goes."},
-    "items": {"type": "array", "maxItems": 128, "items": {"type": "string", "pattern": "\\S"},
-      "description": "One entry per new subagent; each fills {{item}} in prompt_template."},
+    "description": {"type": "string", "pattern": "\\S", "description": "A few words for the whole swarm."},
+    "subagent_type": {"type": "string", "pattern": "\\S", "description": "Profile of the item subagents (default coder)."},
+    "prompt_template": {"type": "string", "pattern": "\\S", "description": "Prompt of each item subagent, with {{item}}."},
+    "items": {"type": "array", "maxItems": 128, "items": {"type": "string", "pattern": "\\S"}, "description": "One per new subagent."},
     "resume_agent_ids": {"type": "object", "propertyNames": {"pattern": "\\S"}, "additionalProperties": {"type": "string", "pattern": "\\S"},
-      "description": "Existing subagents to continue: agent id → the prompt to continue with. They start before the item subagents."}
+      "description": "Agent id to continue → its prompt; these start first."}
   },
   "required": ["description"],
   "additionalProperties": false
