@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kimigo/kimigo/config"
@@ -824,4 +825,56 @@ func TestS54SubagentPermissions(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.workDir, "out.txt")); err == nil {
 		t.Error("a denied Write wrote the file")
 	}
+}
+
+func TestS52SubagentTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRigOn(t, llmtest.FakeChatCompletionsWith(t, llmtest.ChatOptions{InMemory: true}))
+		never := llmtest.NewGate()
+		r.route(t,
+			parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+				"prompt": "Never finishes", "description": "Endless work"})), "ok"),
+			childRule("Never finishes", llmtest.Text("late").WithFault(llmtest.Fault{Hold: never})))
+		ms := 60_000 // KIMI_SUBAGENT_TIMEOUT_MS=60000
+		r.cfg.Subagent.TimeoutMs = &ms
+		o := r.opts("")
+		o.Mode = event.ModeAuto
+		o.HTTPClient = r.srv.Client()
+		s, err := session.Open(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := s.Subscribe()
+		start := time.Now()
+		if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+			t.Fatal(err)
+		}
+		var out string
+		for out == "" {
+			ev, err := sub.Next(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e, ok := ev.(event.ToolResult); ok && e.AgentID == session.MainAgentID && e.ToolCallID == "a1" {
+				out = e.Output.Text()
+				if !e.IsError {
+					t.Error("a timed-out subagent is not an error result")
+				}
+			}
+		}
+		if took := time.Since(start); took < time.Minute || took > time.Minute+time.Second {
+			t.Errorf("the Agent call ended after %v, want a minute", took)
+		}
+		for _, want := range []string{"agent_id: agent-0\nactual_subagent_type: coder\nstatus: failed\n\nsubagent error: Agent timed out after 1 minute.",
+			"\nresume_hint: ", `Agent(resume="agent-0", prompt="continue")`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("timed-out result lacks %q:\n%s", want, out)
+			}
+		}
+		never.Release()
+		sub.Close()
+		if err := s.Close(context.WithoutCancel(t.Context())); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
