@@ -591,7 +591,7 @@ func TestS53CancellationPropagation(t *testing.T) {
 				return llmtest.Reply{}, false
 			}
 			if len(c.toolTexts) == 0 {
-				return llmtest.ToolCall("b1", "Bash", agentArgs(t, map[string]any{"command": "sleep 30", "description": "wait"})), true
+				return llmtest.ToolCall("b1", "Bash", agentArgs(t, map[string]any{"command": "echo started; sleep 30", "description": "wait"})), true
 			}
 			return llmtest.Text("slow check ended: " + summary(300)), true
 		},
@@ -615,9 +615,9 @@ func TestS53CancellationPropagation(t *testing.T) {
 	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, sub, "the child's Bash", func(ev event.Event) bool {
-		e, ok := ev.(event.ToolCallStarted)
-		return ok && e.AgentID == "agent-0" && e.ToolCallID == "b1"
+	waitFor(t, sub, "the child's Bash output", func(ev event.Event) bool {
+		e, ok := ev.(event.ToolProgress)
+		return ok && e.AgentID == "agent-0" && e.ToolCallID == "b1" && strings.Contains(e.Update.Text, "started")
 	})
 	<-bgGate.Reached()
 	if err := s.Cancel(t.Context(), nil); err != nil {
