@@ -878,3 +878,136 @@ func TestS52SubagentTimeout(t *testing.T) {
 		}
 	})
 }
+
+// Issue 19 item 6: a session with a finished, a running (background) and
+// an interrupted (foreground) child resumes exactly: the parent's open
+// Agent call is closed as interrupted with its outcome unknown, and each
+// child, resumed by its agent id, sends its own history with the new
+// prompt.
+func TestResumeWithFinishedRunningAndInterruptedChildren(t *testing.T) {
+	r := newRig(t)
+	hold := llmtest.NewGate()
+	prompts := map[string]string{"agent-0": "Task A", "agent-1": "Task B", "agent-2": "Task C"}
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "one" {
+				return llmtest.Reply{}, false
+			}
+			var last string
+			for _, u := range c.users {
+				if u == "one" || u == "two" || u == "three" {
+					last = u
+				}
+			}
+			switch {
+			case last == "one" && len(c.toolTexts) == 0:
+				return llmtest.ToolCall("a", "Agent", agentArgs(t, map[string]any{"prompt": "Task A", "description": "A"})), true
+			case last == "two" && len(c.toolTexts) == 1:
+				return llmtest.ToolCall("b", "Agent", agentArgs(t, map[string]any{"prompt": "Task B", "description": "B", "run_in_background": true})), true
+			case last == "two" && len(c.toolTexts) == 2:
+				return llmtest.ToolCall("c", "Agent", agentArgs(t, map[string]any{"prompt": "Task C", "description": "C"})), true
+			case last == "three" && len(c.toolTexts) == 3:
+				return llmtest.ToolCalls(
+					scripted.Call{ID: "ra", Name: "Agent", Arguments: agentArgs(t, map[string]any{"resume": "agent-0", "prompt": "more A", "description": "A again"})},
+					scripted.Call{ID: "rb", Name: "Agent", Arguments: agentArgs(t, map[string]any{"resume": "agent-1", "prompt": "continue B", "description": "B again"})},
+					scripted.Call{ID: "rc", Name: "Agent", Arguments: agentArgs(t, map[string]any{"resume": "agent-2", "prompt": "continue C", "description": "C again"})}), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) { // the children
+			for _, p := range prompts {
+				if c.firstUser() == p {
+					if strings.HasPrefix(c.lastUser(), "more") || strings.HasPrefix(c.lastUser(), "continue") {
+						return llmtest.Text("Resumed " + p + ": " + summary(300)), true
+					}
+					if p == "Task A" {
+						return llmtest.Text("Done " + p + ": " + summary(300)), true
+					}
+					return llmtest.Text("never").WithFault(llmtest.Fault{Hold: hold}), true
+				}
+			}
+			return llmtest.Reply{}, false
+		})
+	o := r.opts("")
+	o.Mode = event.ModeAuto
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := s.Subscribe()
+	if err := s.Prompt(t.Context(), textParts("one")); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, sub)
+	if err := s.Prompt(t.Context(), textParts("two")); err != nil {
+		t.Fatal(err)
+	}
+	started := map[string]bool{}
+	for len(started) < 2 {
+		ev := waitFor(t, sub, "the held children's turns", func(event.Event) bool { return true })
+		if e, ok := ev.(event.StepStarted); ok && (e.AgentID == "agent-1" || e.AgentID == "agent-2") {
+			started[e.AgentID] = true
+		}
+	}
+	sub.Close()
+	closeSession(t, s) // the run ends with B running and C in the middle of its turn
+	hold.Release()
+
+	again, err := session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, again)
+	var closedC string
+	for _, m := range again.History() {
+		for _, p := range m.Content {
+			if m.ToolCallID == "c" {
+				closedC += p.Text
+			}
+		}
+	}
+	// Closing the session stopped C's run: the call says so (a crash
+	// leaves the call open, and the resume closes it as interrupted with
+	// its outcome unknown: TestE2EKilledMidSubagentThenContinue).
+	if !strings.Contains(closedC, "status: failed\n\nsubagent error: The subagent was stopped before it finished.") {
+		t.Errorf("the stopped Agent call's result after resume: %q", closedC)
+	}
+	agents := readState(t, again.Dir())["agents"].(map[string]any)
+	for id := range prompts {
+		if e, ok := agents[id].(map[string]any); !ok || e["type"] != "sub" || e["parentAgentId"] != "main" {
+			t.Errorf("state.json entry of %s: %v", id, agents[id])
+		}
+	}
+	sub = again.Subscribe()
+	defer sub.Close()
+	if err := again.Prompt(t.Context(), textParts("three")); err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, sub)
+	for id, call := range map[string]string{"agent-0": "ra", "agent-1": "rb", "agent-2": "rc"} {
+		out, isErr := toolResultOf(t, evs, call)
+		if isErr || !strings.HasPrefix(out, "agent_id: "+id+"\nactual_subagent_type: coder\nstatus: completed") ||
+			!strings.Contains(out, "Resumed "+prompts[id]) {
+			t.Errorf("resuming %s (error %v):\n%s", id, isErr, out)
+		}
+	}
+	rt := r.srv.Requests()
+	for id, p := range prompts {
+		var last call
+		for _, req := range rt {
+			if c := decodeCall(t, req); c.firstUser() == p {
+				last = c
+			}
+		}
+		want := "continue"
+		if id == "agent-0" {
+			want = "more"
+			if !strings.Contains(string(last.raw.Body), "Done Task A") {
+				t.Errorf("%s's resumed request lacks its earlier answer", id)
+			}
+		}
+		if !strings.HasPrefix(last.lastUser(), want) {
+			t.Errorf("%s's resumed request ends with %q", id, last.lastUser())
+		}
+	}
+}

@@ -249,7 +249,9 @@ func (t *Agent) execute(ctx context.Context, ec loop.ExecCtx, a agentArgs) loop.
 		msg = "Agent timed out after " + FormatDuration(t.o.Launcher.Timeout()) + ".\nresume_hint: " +
 			fill(agentTimeoutHintMD, run.AgentID())
 	case info.StopReason == interruptedByUser:
-		msg = strings.TrimSpace(agentInterruptedMD)
+		// The call ended while the task was attached: the user's cancel,
+		// or the agent closing.
+		msg = stoppedMessage(ctx)
 	case info.StopReason != "":
 		msg = info.StopReason
 	default:
