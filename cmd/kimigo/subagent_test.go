@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,5 +151,52 @@ func TestE2EBackgroundSubagentAnsweredInTheSameRun(t *testing.T) {
 	}
 	if b, err := os.ReadFile(logs[0]); err != nil || string(b) != strings.TrimSpace(handoff) {
 		t.Errorf("the task's log: %q %v", b, err)
+	}
+}
+
+// Issue 19 item 6 through the binary: kimigo killed while a foreground
+// subagent waits for the model; -c closes the parent's Agent call as
+// interrupted with its outcome unknown, and the child, resumed by its
+// agent id, goes on from its own history.
+func TestE2EKilledMidSubagentThenContinue(t *testing.T) {
+	c := newCLI(t)
+	srv := c.fake("openai")
+	held := llmtest.NewGate()
+	defer held.Release()
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		last := turn.users[len(turn.users)-1]
+		switch {
+		case turn.first == "start the survey" && turn.tools == 0:
+			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{"prompt": "Survey the modules.", "description": "Survey"}))
+		case turn.first == "start the survey" && turn.tools == 1 && strings.Contains(string(r.Body), "outcome is unknown"):
+			return llmtest.ToolCall("call_b", "Agent", argsJSON(t, map[string]any{"resume": "agent-0", "prompt": "continue", "description": "Survey again"}))
+		case turn.first == "start the survey":
+			return llmtest.Text("The survey is done.")
+		case turn.first == "Survey the modules." && last == "continue":
+			return llmtest.Text("Every module surveyed. " + strings.Repeat("All of them have tests. ", 10))
+		case turn.first == "Survey the modules.":
+			return llmtest.Reply{Fault: llmtest.Fault{Hold: held}}
+		}
+		t.Errorf("unexpected request: %+v", turn)
+		return llmtest.Text("?")
+	})
+	r := c.interrupt(syscall.SIGKILL, held.IsReached, "-p", "start the survey")
+	if r.code == 0 {
+		t.Fatalf("kimigo was not killed: %v", r)
+	}
+	r = c.mustRun("-c", "-p", "what happened?")
+	if r.stdout != "The survey is done.\n" {
+		t.Errorf("stdout %q\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	var childAgain bool
+	for _, req := range srv.Requests() {
+		turn := decodeChatTurn(t, req)
+		if turn.first == "Survey the modules." && turn.users[len(turn.users)-1] == "continue" {
+			childAgain = true
+		}
+	}
+	if !childAgain {
+		t.Error("the child was not resumed with its own history")
 	}
 }
