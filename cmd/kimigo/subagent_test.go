@@ -200,3 +200,46 @@ func TestE2EKilledMidSubagentThenContinue(t *testing.T) {
 		t.Error("the child was not resumed with its own history")
 	}
 }
+
+// Spec 06 §6.4: SubagentStart runs before the child's turn (matcher: the
+// profile; a blocking exit cannot veto it), SubagentStop after its
+// handoff, each with the first 500 characters of the prompt or response.
+func TestE2ESubagentHooks(t *testing.T) {
+	c := newCLI(t)
+	log := filepath.Join(c.root, "hooks.jsonl")
+	c.write("../kimigo/config.toml", `[[hooks]]
+event = "SubagentStart"
+matcher = "^explore$"
+command = "cat >> `+log+`; echo >> `+log+`; exit 2"
+
+[[hooks]]
+event = "SubagentStop"
+command = "cat >> `+log+`; echo >> `+log+`"
+`)
+	srv := c.fake("openai")
+	long := strings.Repeat("p", 600)
+	answer := "Found it. " + strings.Repeat("r", 600)
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		switch {
+		case turn.first == "look" && turn.tools == 0:
+			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{"prompt": long, "description": "Look", "subagent_type": "explore"}))
+		case turn.first == "look":
+			return llmtest.Text("done")
+		}
+		return llmtest.Text(answer)
+	})
+	if r := c.mustRun("-p", "look"); r.stdout != "done\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	got := hookLog(t, log)
+	if len(got) != 2 {
+		t.Fatalf("hook log: %v", got)
+	}
+	if got[0]["hook_event_name"] != "SubagentStart" || got[0]["agent_name"] != "explore" || got[0]["prompt"] != long[:500] {
+		t.Errorf("SubagentStart input: %v", got[0])
+	}
+	if got[1]["hook_event_name"] != "SubagentStop" || got[1]["agent_name"] != "explore" || got[1]["response"] != answer[:500] {
+		t.Errorf("SubagentStop input: %v", got[1])
+	}
+}
