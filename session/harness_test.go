@@ -23,7 +23,7 @@ import (
 // configuration whose default model "fake" is a loopback fake model
 // server shared by every session it opens.
 type rig struct {
-	t       *testing.T
+	t       testing.TB
 	root    string // the data root of the sessions
 	cfgHome string // where config.toml is
 	workDir string
@@ -46,7 +46,7 @@ func newRig(t *testing.T, replies ...string) *rig {
 }
 
 // newRigOn is a rig whose default model is the fake srv.
-func newRigOn(t *testing.T, srv *llmtest.Server) *rig {
+func newRigOn(t testing.TB, srv *llmtest.Server) *rig {
 	t.Helper()
 	base := t.TempDir()
 	r := &rig{t: t, root: filepath.Join(base, "home"), cfgHome: filepath.Join(base, "config"),

@@ -128,6 +128,15 @@ type subagents struct {
 	pc    *profile.PromptContext // guarded by ctxMu: the children's prompt context, gathered once
 
 	catalogOnce func() (*profile.Catalog, error)
+
+	// The agents of state.json (subagent_meta.go), guarded by mu.
+	meta        map[string]AgentEntry
+	metaGen     uint64 // entries added
+	metaWritten uint64 // entries on disk (or failed: metaErr)
+	metaErr     error
+	metaWriting bool
+	metaCond    *sync.Cond
+	metaWG      sync.WaitGroup
 }
 
 // child is one opened subagent.
@@ -239,16 +248,6 @@ func (h *subagentHost) ProfileOf(id string) string {
 	return c.agent.Config().ProfileName
 }
 
-// agentEntry is id's entry in state.json.
-func (s *Session) agentEntry(id string) (AgentEntry, bool) {
-	st, err := readState(s.store.fs, s.dir)
-	if err != nil {
-		return AgentEntry{}, false
-	}
-	e, ok := st.Agents[id]
-	return e, ok
-}
-
 // Prepare implements tools.SubagentLauncher.
 func (h *subagentHost) Prepare(ctx context.Context, req tools.SubagentRequest) (tools.SubagentRun, error) {
 	turnID, err := strconv.Atoi(req.TurnID)
@@ -342,7 +341,7 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	if err != nil {
 		return nil, fmt.Errorf("render the system prompt of %s: %w", prof.Name, err)
 	}
-	id, err := h.s.allocateChild(h.owner, o.SwarmItem)
+	id, gen, err := h.s.allocateChild(h.owner, o.SwarmItem)
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +365,7 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	if prof.Name == "explore" {
 		git = profile.GitContext(ctx, h.s.env, cfg.Cwd).Block()
 	}
-	return &run{h: h, c: c, o: o, profile: prof.Name, git: git}, nil
+	return &run{h: h, c: c, o: o, profile: prof.Name, git: git, metaGen: gen}, nil
 }
 
 // prepareResume checks that id is the owner's child and idle, and opens
@@ -430,6 +429,7 @@ type run struct {
 	resumed bool
 	retry   bool
 	once    sync.Once
+	metaGen uint64 // the child's metadata generation (0: already on disk)
 }
 
 var _ tools.SubagentRun = (*run)(nil)
@@ -479,6 +479,9 @@ func (r *run) Run(ctx context.Context) (string, error) {
 		ParentToolCallID: r.o.ParentToolCallID, ParentAgentID: r.h.owner, Description: r.o.Description,
 		SwarmIndex: r.o.SwarmIndex, RunInBackground: r.o.Background, Resumed: r.resumed})
 	res, err := r.run(runCtx)
+	if merr := s.waitMeta(r.metaGen); err == nil && merr != nil {
+		err = merr // a handoff the parent records must find its child on resume
+	}
 	if err != nil {
 		var rl *RateLimitError
 		quiet := r.o.SuppressRateLimitFailure && (errors.As(err, &rl) || runCtx.Err() != nil)
@@ -635,35 +638,30 @@ func cut(s string, n int) string {
 }
 
 // allocateChild hands out the next free agent-<n> and records the child
-// in state.json (spec 05 §5.1).
-func (s *Session) allocateChild(parent string, swarmItem json.RawMessage) (string, error) {
+// in the session's metadata (spec 05 §5.1); gen is the metadata
+// generation to wait for before the child's entry is known to be on disk.
+func (s *Session) allocateChild(parent string, swarmItem json.RawMessage) (id string, gen uint64, err error) {
 	s.subs.mu.Lock()
 	defer s.subs.mu.Unlock()
 	if s.subs.closed {
-		return "", errors.New("the session is closing")
+		return "", 0, errMetaClosed
 	}
-	var id string
-	err := s.store.UpdateState(s.dir, func(st *State) error {
-		for {
-			id = "agent-" + strconv.Itoa(s.subs.next)
-			s.subs.next++
-			_, live := s.subs.children[id]
-			_, known := st.Agents[id]
-			if !live && !known {
-				break
-			}
-		}
-		if st.Agents == nil {
-			st.Agents = map[string]AgentEntry{}
-		}
-		p := parent
-		st.Agents[id] = AgentEntry{HomeDir: agentHome(s.dir, id), Type: AgentSub, ParentAgentID: &p, SwarmItem: swarmItem}
-		return nil
-	})
+	meta, err := s.agentMetaLocked()
 	if err != nil {
-		return "", fmt.Errorf("record subagent: %w", err)
+		return "", 0, fmt.Errorf("record subagent: %w", err)
 	}
-	return id, nil
+	for {
+		id = "agent-" + strconv.Itoa(s.subs.next)
+		s.subs.next++
+		_, live := s.subs.children[id]
+		_, known := meta[id]
+		if !live && !known {
+			break
+		}
+	}
+	p := parent
+	gen = s.recordMetaLocked(id, AgentEntry{HomeDir: agentHome(s.dir, id), Type: AgentSub, ParentAgentID: &p, SwarmItem: swarmItem})
+	return id, gen, nil
 }
 
 // childPromptContext is the prompt context of the children: the parent's
@@ -827,6 +825,9 @@ func (c *child) close(ctx context.Context) error {
 func (s *Session) closeChildren(ctx context.Context) error {
 	s.subs.mu.Lock()
 	s.subs.closed = true
+	s.subs.mu.Unlock()
+	s.subs.metaWG.Wait()
+	s.subs.mu.Lock()
 	cs := make([]*child, 0, len(s.subs.children))
 	for _, c := range s.subs.children {
 		cs = append(cs, c)

@@ -52,7 +52,7 @@ func (c call) lastUser() string {
 
 func (c call) isChild(marker string) bool { return strings.Contains(c.firstUser(), marker) }
 
-func decodeCall(t *testing.T, r *llmtest.Request) call {
+func decodeCall(t testing.TB, r *llmtest.Request) call {
 	var body struct {
 		Model    string `json:"model"`
 		Messages []struct {
