@@ -1,9 +1,29 @@
 package session
 
-import "context"
+import (
+	"context"
+
+	"github.com/kimigo/kimigo/agent/permission"
+)
 
 // SpawnSubagent spawns a child of the main agent through its subagent
 // host, as the batch scheduler does, for the benchmarks.
 func SpawnSubagent(ctx context.Context, s *Session, o SpawnOptions) (*SubagentHandle, error) {
 	return s.host.Spawn(ctx, o)
+}
+
+// SubagentMode is the permission mode child id judges its calls in now.
+func SubagentMode(s *Session, id string) string {
+	s.subs.mu.Lock()
+	c := s.subs.children[id]
+	s.subs.mu.Unlock()
+	return string(c.agent.Permission().Mode())
+}
+
+// SetSubagentMode gives child id a mode of its own.
+func SetSubagentMode(ctx context.Context, s *Session, id string, mode permission.Mode) error {
+	s.subs.mu.Lock()
+	c := s.subs.children[id]
+	s.subs.mu.Unlock()
+	return c.agent.SetPermissionMode(ctx, mode)
 }

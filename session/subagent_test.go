@@ -13,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
@@ -764,6 +765,8 @@ func TestS54SubagentPermissions(t *testing.T) {
 				return write("c1"), true
 			case 1:
 				return npm("c2"), true
+			case 2:
+				return llmtest.ToolCall("c3", "Bash", agentArgs(t, map[string]any{"command": "echo from the child", "description": "say"})), true
 			}
 			return llmtest.Text("Could not write: " + summary(300)), true
 		})
@@ -782,6 +785,7 @@ func TestS54SubagentPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := map[string]string{}
+	childAsked := false
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard
 	defer cancel()
 	for {
@@ -796,6 +800,13 @@ func TestS54SubagentPermissions(t *testing.T) {
 					t.Fatal(err)
 				}
 			case e.AgentID == session.MainAgentID && e.ToolName == "Agent":
+				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveOnce}); err != nil {
+					t.Fatal(err)
+				}
+			case e.AgentID == "agent-0" && e.ToolCallID == "c3":
+				// The child's own request reaches the front end tagged with
+				// its id.
+				childAsked = true
 				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveOnce}); err != nil {
 					t.Fatal(err)
 				}
@@ -821,6 +832,9 @@ func TestS54SubagentPermissions(t *testing.T) {
 	}
 	if _, ran := results["agent-0/c2"]; !ran {
 		t.Error("the child's npm test did not run")
+	}
+	if got := results["agent-0/c3"]; !childAsked || !strings.Contains(got, "from the child") {
+		t.Errorf("the child's approval was asked %v; its command printed %q", childAsked, got)
 	}
 	if _, err := os.Stat(filepath.Join(r.workDir, "out.txt")); err == nil {
 		t.Error("a denied Write wrote the file")
@@ -1009,5 +1023,44 @@ func TestResumeWithFinishedRunningAndInterruptedChildren(t *testing.T) {
 		if !strings.HasPrefix(last.lastUser(), want) {
 			t.Errorf("%s's resumed request ends with %q", id, last.lastUser())
 		}
+	}
+}
+
+// Spec 04 §10 scenario 56 through a real child: its mode follows the
+// parent's live until it sets its own.
+func TestSpec04Scenario56ChildModeFollowsTheParent(t *testing.T) {
+	r := newRig(t)
+	r.route(t, childRule("Look around", llmtest.Text("Looked: "+summary(300))))
+	o := r.opts("")
+	o.Mode = event.ModeManual
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	h, err := session.SpawnSubagent(t.Context(), s, session.SpawnOptions{Profile: "explore", Prompt: "Look around", Description: "Look"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := h.Wait(t.Context()); err != nil || c.Err != nil || h.AgentID != "agent-0" {
+		t.Fatalf("spawn: %v %v %+v", err, c.Err, h)
+	}
+	if m := session.SubagentMode(s, "agent-0"); m != "manual" {
+		t.Errorf("child mode %s, want manual", m)
+	}
+	if err := s.SetMode(t.Context(), event.ModeYolo); err != nil {
+		t.Fatal(err)
+	}
+	if m := session.SubagentMode(s, "agent-0"); m != "yolo" {
+		t.Errorf("after the parent's switch the child is %s, want yolo", m)
+	}
+	if err := session.SetSubagentMode(t.Context(), s, "agent-0", permission.ModeManual); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMode(t.Context(), event.ModeAuto); err != nil {
+		t.Fatal(err)
+	}
+	if m := session.SubagentMode(s, "agent-0"); m != "manual" {
+		t.Errorf("a child with its own mode is %s after the parent's switch, want manual", m)
 	}
 }
