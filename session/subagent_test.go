@@ -571,6 +571,16 @@ func TestS50BackgroundSubagent(t *testing.T) {
 
 func TestS53CancellationPropagation(t *testing.T) {
 	r := newRig(t)
+	// A custom agent that may delegate, so the foreground child runs a
+	// foreground grandchild.
+	agents := filepath.Join(r.workDir, ".kimi-code", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agents, "lead.md"), []byte("---\ndescription: Leads a piece of work\n"+
+		"tools: [Agent, Bash, Read, TaskList, TaskOutput, TaskStop]\n---\nYou lead the work and report in full.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bgGate := llmtest.NewGate()
 	bgResult := "Background result: " + summary(300)
 	r.route(t,
@@ -581,11 +591,20 @@ func TestS53CancellationPropagation(t *testing.T) {
 			if len(c.toolTexts) == 0 {
 				return llmtest.ToolCalls(
 					scripted.Call{ID: "fg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
-						"prompt": "Run the slow check", "description": "Slow check"})},
+						"prompt": "Lead the slow check", "description": "Lead", "subagent_type": "lead"})},
 					scripted.Call{ID: "bg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
 						"prompt": "Watch the queue", "description": "Watch queue", "run_in_background": true})}), true
 			}
 			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Lead the slow check") {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCall("g1", "Agent", agentArgs(t, map[string]any{"prompt": "Run the slow check", "description": "Slow check"})), true
+			}
+			return llmtest.Text("lead ended: " + summary(300)), true
 		},
 		func(c call) (llmtest.Reply, bool) {
 			if !c.isChild("Run the slow check") {
@@ -616,37 +635,46 @@ func TestS53CancellationPropagation(t *testing.T) {
 	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, sub, "the child's Bash output", func(ev event.Event) bool {
+	ids := map[string]string{} // description → agent id
+	waitFor(t, sub, "the grandchild's Bash output", func(ev event.Event) bool {
+		if e, ok := ev.(event.SubagentSpawned); ok {
+			ids[e.Description] = e.SubagentID
+		}
 		e, ok := ev.(event.ToolProgress)
-		return ok && e.AgentID == "agent-0" && e.ToolCallID == "b1" && strings.Contains(e.Update.Text, "started")
+		return ok && e.ToolCallID == "b1" && strings.Contains(e.Update.Text, "started")
 	})
 	<-bgGate.Reached()
+	child, grandchild, bg := ids["Lead"], ids["Slow check"], ids["Watch queue"]
+	if child == "" || grandchild == "" || bg == "" {
+		t.Fatalf("spawned: %v", ids)
+	}
 	if err := s.Cancel(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
 	var bash, fg string
-	var childEnd *event.TurnEnded
-	for fg == "" || bash == "" || childEnd == nil {
+	ended := map[string]event.EndReason{}
+	for fg == "" || bash == "" || ended[child] == "" || ended[grandchild] == "" {
 		ev := waitFor(t, sub, "the cancelled calls", func(event.Event) bool { return true })
 		switch e := ev.(type) {
 		case event.ToolResult:
-			if e.AgentID == "agent-0" && e.ToolCallID == "b1" {
+			if e.AgentID == grandchild && e.ToolCallID == "b1" {
 				bash = e.Output.Text()
 			}
 			if e.AgentID == session.MainAgentID && e.ToolCallID == "fg" {
 				fg = e.Output.Text()
 			}
 		case event.TurnEnded:
-			if e.AgentID == "agent-0" {
-				childEnd = &e
-			}
+			ended[e.AgentID] = e.Reason
 		}
 	}
-	if childEnd.Reason != event.EndCancelled {
-		t.Errorf("the foreground child's turn ended %s, want cancelled", childEnd.Reason)
+	if ended[child] != event.EndCancelled || ended[grandchild] != event.EndCancelled {
+		t.Errorf("turn ends %v: want the child's and the grandchild's cancelled", ended)
+	}
+	if _, ok := ended[bg]; ok {
+		t.Errorf("the background child's turn ended with the parent's cancel: %v", ended)
 	}
 	if !strings.Contains(bash, "interrupt") {
-		t.Errorf("the child's Bash result does not report the user's interruption: %q", bash)
+		t.Errorf("the grandchild's Bash result does not report the user's interruption: %q", bash)
 	}
 	if !strings.Contains(fg, "The user interrupted this subagent") {
 		t.Errorf("the foreground Agent result: %q", fg)
@@ -657,14 +685,17 @@ func TestS53CancellationPropagation(t *testing.T) {
 		e, ok := ev.(event.TurnStarted)
 		return ok && e.AgentID == session.MainAgentID && e.Origin == "background_task"
 	})
-	waitEnded(t, sub)
+	waitFor(t, sub, "the end of the notification turn", func(ev event.Event) bool {
+		e, ok := ev.(event.TurnEnded)
+		return ok && e.AgentID == session.MainAgentID
+	})
 	var notice string
 	for _, m := range s.History() {
 		if strings.Contains(textOf(m.Message), "<notification") {
 			notice = textOf(m.Message)
 		}
 	}
-	if !strings.Contains(notice, `type="task.completed"`) || !strings.Contains(notice, `agent_id="agent-1"`) {
+	if !strings.Contains(notice, `type="task.completed"`) || !strings.Contains(notice, `agent_id="`+bg+`"`) {
 		t.Errorf("notification:\n%s", notice)
 	}
 }
