@@ -114,7 +114,9 @@
 //   - the wiring of TurnFlow's collaborators (agent.go, tools.go):
 //     history views, the tool table, the result budget, and the per-request
 //     model snapshot; NextRequest and State for inspection (request.go);
-//     Undo and Clear (control.go).
+//     Undo and Clear (control.go); what a side conversation copies and
+//     how it starts (seed.go: ToolTable, ProjectedHistory, Seed; the
+//     session builds the child, seed_test.go).
 //
 // It does not own: the loop, the turn lifecycle, steering, dedup or the
 // result budget (agent/turn); the conversation's facts and projection

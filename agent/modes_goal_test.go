@@ -707,3 +707,24 @@ func TestGoalPausedOnRateLimitCarriesTheReset(t *testing.T) {
 		t.Errorf("goal %+v", g)
 	}
 }
+
+// The last turn of a goal lets go of the turn slot before turn.ended,
+// like a turn without a goal: a front end that prompts (or asks whether
+// a turn runs) on seeing the goal's last turn end is not refused. Turns
+// the driver continues keep the slot.
+func TestGoalLastTurnReleasesBeforeTurnEnded(t *testing.T) {
+	h := modesHarness(t)
+	a := agentOf(h)
+	var activeAtEnd []bool
+	h.Observe(func(ev event.Event) {
+		if ev.EventType() == event.TypeTurnEnded {
+			activeAtEnd = append(activeAtEnd, a.HasActiveTurn())
+		}
+	})
+	h.Model(scripted.Text("Looked around."), call("u1", "UpdateGoal", `{"status":"complete"}`),
+		scripted.Text("The goal is complete."))
+	startGoal(t, h, "tidy the repo")
+	if d := cmp.Diff([]bool{true, false}, activeAtEnd); d != "" {
+		t.Errorf("HasActiveTurn at each turn.ended (-want +got):\n%s", d)
+	}
+}

@@ -18,6 +18,20 @@
 //
 // There is one way to do each; the agents themselves are not handed out.
 //
+// A side question (/btw, spec 05 §5.12; btw.go), also while a turn runs:
+//
+//	id, err := s.StartBtw(ctx)        // an in-memory child "btw-<n>" of the main agent
+//	s.AskBtw(ctx, id, question)       // its events arrive on sub with AgentID id
+//	answer, err := s.WaitBtw(ctx, id) // or render the deltas; AskBtw again for a follow-up
+//	s.CancelBtw(ctx, id); s.CloseBtw(ctx, id) // stop the answer; dismiss (Close closes the rest)
+//
+// The child copies the main agent's model, exact system prompt and tool
+// table, starts from its projected history (an exchange still waiting for
+// its results left out) and a reminder, and has every tool call refused
+// (deny-all first in its chain). It writes nothing: no records, no agent
+// home, no state.json change, nothing in the main history. Print mode has
+// no side questions; the ACP server does not offer them (yet).
+//
 // Plan mode and goal mode of the main agent (modes.go; spec 04 §5–6):
 //
 //	// --plan, default_plan_mode: Options.Plan, the configuration (new sessions only)
@@ -80,7 +94,10 @@
 //     prompt /skill:<name> [args] sent as that skill's activation;
 //   - the front-end facade (session.go): Prompt, Steer, Cancel, Compact,
 //     SetMode, SetModel, AnswerApproval, AnswerQuestion, Subscribe, Status,
-//     Close; the plan and goal controls (modes.go), with building plan
+//     Close; side questions (btw.go: StartBtw, AskBtw, WaitBtw,
+//     CancelBtw, CloseBtw; ids btw-<n>, which cannot collide with the
+//     agent-<n> of children kept on disk); the plan and goal controls
+//     (modes.go), with building plan
 //     mode (plan files in the main agent's home) and goal mode, their
 //     tools and reminders, for the main agent; History (history.go), the
 //     main agent's conversation for a front end's replay;
@@ -232,6 +249,12 @@
 //     a cancelled goal turn is not paused by that turn's late bookkeeping
 //     (TestSessionGoalControls, TestSessionPlanControls,
 //     TestSessionStartGoalRunsItToCompletion).
+//   - A side question sends the main agent's system prompt, projected
+//     history (without an open exchange) and tools byte for byte, every
+//     tool call it makes is refused, the main turn runs on undisturbed and
+//     nothing of it is written or reaches the main history (btw_test.go
+//     TestScenario57SideChannel); follow-ups, busy, cancel and close
+//     (TestBtwFollowUpsCancelAndClose).
 //   - Titles and lastPrompt carry no secrets (title_test.go, session_test.go
 //     S34); the export holds the manifest, the session's files and the
 //     global log in spec order and changes nothing (export_test.go S35).

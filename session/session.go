@@ -176,6 +176,8 @@ type Session struct {
 	restoreMode permission.Mode
 	// sandbox confines the agents' commands; nil when none was asked for.
 	sandbox *commandSandbox
+	// side are the open side conversations (btw.go).
+	side sideChannels
 
 	// What subagents are built from (subagent.go): the main agent's
 	// subagent host, the registry of children, and the main agent's OS
@@ -636,7 +638,8 @@ func (s *Session) RecordPrompt(text string) error {
 func (s *Session) Rename(title string) error { return s.store.rename(s.id, s.dir, title) }
 
 // Close restores the permission mode a run switched away from
-// (ModeForThisRun), cancels the running turn, waits for it, closes the
+// (ModeForThisRun), closes the open side conversations, cancels the
+// running turn, waits for it, closes the
 // agent (its records are flushed), ends every subscription after what is
 // queued, and releases the session lock. Later calls return the first
 // call's error.
@@ -648,6 +651,7 @@ func (s *Session) Close(ctx context.Context) error {
 				err = fmt.Errorf("restore the permission mode of session %s: %w", s.id, err)
 			}
 		}
+		err = errors.Join(err, s.closeBtw(ctx))
 		err = errors.Join(err, s.agent.Close(ctx))
 		err = errors.Join(err, s.closeChildren(ctx))
 		err = errors.Join(err, s.sessionEnd(ctx))

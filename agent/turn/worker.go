@@ -53,7 +53,7 @@ func (f *TurnFlow) turnWorker(t *activeTurn, input []llm.ContentPart, origin *hi
 	if g != nil && g.Active() {
 		return f.driveGoal(t, t.id, input, origin)
 	}
-	end := f.runOneTurn(t, t.id, input, origin, true)
+	end := f.runOneTurn(t, t.id, input, origin)
 	if g == nil || !g.Active() {
 		return end
 	}
@@ -89,7 +89,7 @@ func (f *TurnFlow) driveGoal(t *activeTurn, turnID int, input []llm.ContentPart,
 		if err := g.IncrementTurn(ctx); err != nil {
 			f.log.Warn("goal turn accounting failed", "error", err)
 		}
-		end := f.runOneTurn(t, turnID, input, origin, false)
+		end := f.runOneTurn(t, turnID, input, origin)
 		switch r := end.Event.Reason; {
 		case r == event.EndCancelled:
 			f.goalCall(g.PauseOnInterrupt(ctx, reasonInterrupted))
@@ -202,7 +202,7 @@ type outcome struct {
 
 // runOneTurn is the lifecycle of one turn (spec 03 §1.5): it never fails;
 // every abnormal end is a turn.ended.
-func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin, standalone bool) Result {
+func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart, origin *history.Origin) Result {
 	ctx := t.ctx
 	f.o.Compactor.ResetForTurn()
 	f.o.Usage.BeginTurn()
@@ -235,8 +235,11 @@ func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart
 	}
 	ev := event.TurnEnded{Header: event.InTurn(turnID), Reason: out.reason, Error: out.err,
 		DurationMs: max(0, f.now().Sub(started).Milliseconds()), RepeatStop: out.repeat}
-	if standalone && f.CurrentID() == turnID && (f.o.Goals == nil || !f.o.Goals.Active()) {
-		f.release(t) // before turn.ended: a listener may prompt again (spec 03 §7.2)
+	if f.CurrentID() == turnID && (f.o.Goals == nil || !f.o.Goals.Active()) {
+		// The worker ends after this turn (no goal goes on): let go of the
+		// slot before turn.ended, since a listener may prompt again (spec
+		// 03 §7.2), a goal's last turn as much as a lone one.
+		f.release(t)
 	}
 	f.emit(ev)
 	for _, p := range trailing {

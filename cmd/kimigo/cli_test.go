@@ -135,7 +135,7 @@ func (c *cli) command(dir string, args ...string) *exec.Cmd {
 const runLimit = 3 * time.Minute
 
 // wait waits for a started run, at most runLimit.
-func (c *cli) wait(cmd *exec.Cmd, args []string, stderr *bytes.Buffer) error {
+func (c *cli) wait(cmd *exec.Cmd, args []string, stdout, stderr *bytes.Buffer) error {
 	c.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -150,7 +150,7 @@ func (c *cli) wait(cmd *exec.Cmd, args []string, stderr *bytes.Buffer) error {
 			cmd.Process.Kill()
 			<-done
 		}
-		c.t.Fatalf("kimigo %q still ran after %v; its stderr:\n%s", args, runLimit, stderr.String())
+		c.t.Fatalf("kimigo %q still ran after %v; its stdout:\n%s\nits stderr:\n%s", args, runLimit, stdout.String(), stderr.String())
 		return nil
 	}
 }
@@ -170,7 +170,7 @@ func (c *cli) runIn(dir, stdin string, args ...string) result {
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("run kimigo %q: %v", args, err)
 	}
-	err := c.wait(cmd, args, &errw)
+	err := c.wait(cmd, args, &out, &errw)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		c.t.Fatalf("run kimigo %q: %v", args, err)

@@ -404,3 +404,48 @@ func TestTUICompact(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestTUIBtw: /btw while the main turn waits for the model. The side
+// answer shows in its panel, the request behind it carries the main
+// conversation, Esc dismisses it without interrupting the turn, and the
+// main answer arrives afterwards.
+func TestTUIBtw(t *testing.T) {
+	c := newCLI(t)
+	gate := llmtest.NewGate()
+	srv := c.fake("openai",
+		llmtest.Text("The main answer.").WithFault(llmtest.Fault{Hold: gate}),
+		llmtest.Text("Aside: the project builds with make."))
+	p := c.inTmux("plan the release")
+	p.waitFor("✨ plan the release")
+	<-gate.Reached()
+	p.text("/btw how do we build?")
+	p.keys("Enter")
+	scr := p.waitFor("Aside: the project builds with make.")
+	for _, want := range []string{"btw · side question", "? how do we build?", "esc dismisses"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the side panel lacks %q:\n%s", want, scr)
+		}
+	}
+	if side := string(srv.Request(1).Body); !strings.Contains(side, "plan the release") ||
+		!strings.Contains(side, "side conversation") || !strings.Contains(side, "how do we build?") {
+		t.Errorf("the side request lacks the conversation, the reminder or the question:\n%.3000s", side)
+	}
+	p.keys("Escape")
+	for deadline := time.Now().Add(waitTimeout); strings.Contains(p.screen(), "btw · side question"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Esc did not dismiss the side panel:\n%s", p.screen())
+		}
+	}
+	gate.Release()
+	scr = p.waitFor("The main answer.")
+	if strings.Contains(scr, "Interrupted") || strings.Contains(scr, "Aside:") {
+		t.Errorf("the main turn was interrupted, or the side answer reached the transcript:\n%s", scr)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests; want the main one and the side one", n)
+	}
+	p.leave("C-c")
+	if code, _ := p.exited(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -187,11 +187,11 @@ func (p *approvalPanel) lines(m *Model) ([]string, *term.Cursor) {
 	t, w := m.theme, m.width
 	out := []string{panelRule(t, w)}
 	title := t.Bold.Render(toolTitle(p.req.ToolName))
+	if p.req.AgentID != "" && p.req.AgentID != mainAgent { // a subagent's call: say whose
+		title = t.Warning.Bold(true).Render(p.req.AgentID) + " wants to use " + title
+	}
 	if p.req.Action != "" {
 		title += t.Dim.Render(" · ") + p.req.Action
-	}
-	if p.req.AgentID != "" && p.req.AgentID != mainAgent {
-		title += t.Dim.Render(" · " + p.req.AgentID)
 	}
 	out = append(out, render.Truncate(title, w-1))
 	out = append(out, approvalBody(t, p.req.Display, w, approvalPreviewLines, m.o.WorkDir)...)

@@ -10,7 +10,12 @@
 // and the interrupt and exit ladder on an injected clock (ladder.go);
 // submitting, queueing and steering (queue.go); the one registry of slash
 // commands (command.go, commands.go) that later parts of kimigo add to;
-// the approval panel with its danger labels (approval.go, danger.go), the
+// the approval panel with its danger labels (approval.go, danger.go; a
+// child's request and question name the child: "agent-2 wants to use
+// Bash", "agent-2 asks:"), the
+// side panel of /btw (btw.go: a side question answered while the main
+// turn goes on, follow-ups with /btw, Esc dismisses it before it reaches
+// the turn) and the footer's count of running children, the
 // question dialog (question.go), the pickers for sessions, models,
 // permission modes and /undo (picker.go, switch.go), help and the
 // expanded view (help.go, pager.go), completion of commands and @paths
@@ -41,7 +46,8 @@
 // itself and the model does not see them), moving a command to the
 // background (detacher: Ctrl-B and its hint), background tasks (tasker:
 // the /tasks browser and the footer's count), /undo (undoer) and
-// /export-md (markdownExporter), both of which *session.Session has.
+// /export-md (markdownExporter), and side questions (btwer: /btw), all
+// of which *session.Session has.
 // A command that needs a capability says so in Command.Available: help
 // and completion leave it out for a session without it.
 // Questions before the session opens (the workspace trust question) are
@@ -59,4 +65,8 @@
 //     pseudo-terminal); SIGTERM and SIGHUP through the built binary in
 //     tmux (cmd/kimigo tui_e2e_test.go).
 //   - The interrupt ladder's windows and priorities (ladder_test.go).
+//   - A side answer streams into its panel only, never into the
+//     transcript or the main turn; Esc closes it first; a child's
+//     approval names the child (btw_test.go; through the built binary in
+//     tmux, cmd/kimigo tui_e2e_test.go TestTUIBtw).
 package tui

@@ -50,6 +50,10 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 		return nil
 	}
 	if !isMain(h) {
+		if m.side != nil && m.side.id != "" && h.AgentID == m.side.id {
+			return m.sideEvent(ev)
+		}
+		m.childEvent(ev)
 		return nil // a subagent's stream: its approvals and notices are shown above
 	}
 	switch e := ev.(type) {

@@ -11,7 +11,7 @@ var keyHelp = [][2]string{
 	{"enter", "send (queued while a turn runs)"},
 	{"ctrl+j, alt+enter", "new line"},
 	{"ctrl+s", "send the draft and the queue into the running turn"},
-	{"esc", "interrupt; twice when idle: withdraw prompts"},
+	{"esc", "dismiss the side answer (/btw); interrupt; twice when idle: withdraw prompts"},
 	{"ctrl+c", "clear, interrupt; twice: exit"},
 	{"ctrl+d", "twice on an empty editor: exit"},
 	{"↑ ↓", "history of this directory"},

@@ -33,6 +33,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.ed.Shell = false
 			return nil
 		}
+		if m.side != nil { // the side answer goes first; the next esc reaches the turn
+			return m.dismissSide()
+		}
 		return m.ladderAction(m.ladder.Esc(m.busyState()))
 	case "enter":
 		return m.enter()

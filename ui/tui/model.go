@@ -69,8 +69,12 @@ type Model struct {
 
 	overlay overlay
 	menu    *menu
-	compact *compaction
-	shell   *shellRun
+	// side is the open side conversation (/btw); children are the agents
+	// other than main whose turn runs, for the footer (btw.go).
+	side     *sidePanel
+	children map[string]bool
+	compact  *compaction
+	shell    *shellRun
 
 	frameOn     bool // a frame tick is scheduled
 	streamDirty bool // text arrived since the last frame
@@ -256,6 +260,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case callDoneMsg:
 		return m.callDone(msg)
+	case btwStartedMsg:
+		return m.btwStarted(msg)
+	case btwAskedMsg:
+		return m.btwAsked(msg)
 	case switchedMsg:
 		return m.switched(msg)
 	case startedMsg:
@@ -318,7 +326,7 @@ func (m *Model) busy() bool {
 
 // animate keeps one frame tick scheduled while anything on screen moves.
 func (m *Model) animate() tea.Cmd {
-	if m.frameOn || !m.busy() && !m.streamDirty {
+	if m.frameOn || !m.busy() && !m.streamDirty && !m.sideRunning() {
 		return nil
 	}
 	m.frameOn = true

@@ -220,6 +220,9 @@ func (d *questionDialog) lines(m *Model) ([]string, *term.Cursor) {
 	t, w := m.theme, m.width
 	inner := max(w-4, 10)
 	out := []string{panelRule(t, w)}
+	if id := d.req.AgentID; id != "" && id != mainAgent { // a subagent asks: say which
+		out = append(out, t.Warning.Bold(true).Render(id)+" asks:")
+	}
 	if d.q >= len(d.req.Questions) {
 		out = append(out, t.Bold.Render("Review your answer before submit"))
 		for i, q := range d.req.Questions {

@@ -27,6 +27,7 @@ type recorder struct {
 	calls   []string
 	status  event.Status
 	compact chan error
+	btws    int
 }
 
 func newRecorder() *recorder {
@@ -103,6 +104,29 @@ func (r *recorder) Status() event.Status           { return r.status }
 func (r *recorder) Rename(t string) error          { r.log("rename %q", t); return nil }
 func (r *recorder) ResumeCommand() string          { return session.ResumeCommand(r.ID()) }
 func (r *recorder) Close(context.Context) error    { r.log("close"); r.bus.Close(); return nil }
+
+// The side conversations (btwer): ids btw-1, btw-2, …; a test publishes
+// their events.
+func (r *recorder) StartBtw(context.Context) (string, error) {
+	r.mu.Lock()
+	r.btws++
+	id := fmt.Sprintf("btw-%d", r.btws)
+	r.mu.Unlock()
+	r.log("btw start %s", id)
+	return id, nil
+}
+func (r *recorder) AskBtw(_ context.Context, id string, in []llm.ContentPart) error {
+	r.log("btw ask %s %q", id, text(in))
+	return nil
+}
+func (r *recorder) CancelBtw(_ context.Context, id string) error {
+	r.log("btw cancel %s", id)
+	return nil
+}
+func (r *recorder) CloseBtw(_ context.Context, id string) error {
+	r.log("btw close %s", id)
+	return nil
+}
 
 // rig drives a Model through Update with a fake clock and draws it on an
 // emulated terminal, as the program would.

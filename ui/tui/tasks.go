@@ -161,23 +161,24 @@ func (b *tasksBrowser) lines(m *Model) ([]string, *term.Cursor) {
 	return append(out, t.Dim.Render(render.Truncate(hint, m.width-1))), nil
 }
 
-// tasksBadge is the footer's count of running tasks.
+// tasksBadge is the footer's count of running tasks and child agents.
 func (m *Model) tasksBadge() string {
-	t, ok := m.sess.(tasker)
-	if !ok {
-		return ""
-	}
 	var procs, agents int
-	for _, task := range t.Tasks() {
-		if task.Status != "running" {
-			continue
-		}
-		if task.Kind == "agent" {
-			agents++
-		} else {
-			procs++
+	if t, ok := m.sess.(tasker); ok {
+		for _, task := range t.Tasks() {
+			if task.Status != "running" {
+				continue
+			}
+			if task.Kind == "agent" {
+				agents++
+			} else {
+				procs++
+			}
 		}
 	}
+	// A background child is a task and runs turns; a foreground one only
+	// runs turns: the larger count covers both without counting one twice.
+	agents = max(agents, len(m.children))
 	var parts []string
 	if procs > 0 {
 		parts = append(parts, fmt.Sprintf("[%d %s running]", procs, plural(procs, "task", "tasks")))

@@ -52,6 +52,8 @@ func (m *Model) Frame() term.Frame {
 	chrome := m.chrome()
 	room := max(m.height-chrome-1, 3)
 
+	side := m.sideLines(max(room/2, 4))
+	room = max(room-len(side), 3)
 	var live []string
 	if m.compact != nil {
 		live = append(live, "", m.theme.Dim.Render(brailleFrame(m.now().Sub(m.compact.started))+" Compacting the conversation…"))
@@ -71,6 +73,7 @@ func (m *Model) Frame() term.Frame {
 		live = live[len(live)-room:]
 	}
 	lines = append(lines, live...)
+	lines = append(lines, side...)
 
 	if m.overlay == nil {
 		lines = append(lines, m.activity()...)
@@ -123,6 +126,8 @@ func (m *Model) editorLines() ([]string, term.Cursor) {
 		ph := "Type a message · / commands · @ files · ! shell"
 		if m.ed.Shell {
 			ph = "Type a shell command · esc leaves shell mode"
+		} else if m.side != nil {
+			ph = "Type a message · esc dismisses the side answer"
 		} else if m.busy() {
 			ph = "Type a message to queue it · esc interrupts"
 		}
