@@ -124,6 +124,8 @@ type subagents struct {
 	next     int               // guarded by mu: the next agent-<n> to try
 	closed   bool              // guarded by mu
 
+	openMu sync.Mutex // serializes opening children from their records
+
 	ctxMu sync.Mutex
 	pc    *profile.PromptContext // guarded by ctxMu: the children's prompt context, gathered once
 
@@ -685,6 +687,8 @@ func (s *Session) childPromptContext(ctx context.Context) (profile.PromptContext
 // openChild returns child id, opening it from its records when this run
 // has not yet.
 func (s *Session) openChild(ctx context.Context, id, parent string) (*child, error) {
+	s.subs.openMu.Lock() // one open at a time: a child's records take one owner
+	defer s.subs.openMu.Unlock()
 	s.subs.mu.Lock()
 	c, ok := s.subs.children[id]
 	s.subs.mu.Unlock()
