@@ -126,8 +126,9 @@ type subagents struct {
 
 	openMu sync.Mutex // serializes opening children from their records
 
-	ctxMu sync.Mutex
-	pc    *profile.PromptContext // guarded by ctxMu: the children's prompt context, gathered once
+	ctxMu   sync.Mutex
+	pc      *profile.PromptContext // guarded by ctxMu: the children's prompt context, gathered once
+	prompts map[string]string      // guarded by ctxMu: rendered system prompts by profile
 
 	catalogOnce func() (*profile.Catalog, error)
 
@@ -319,10 +320,11 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	if h.agent == nil {
 		return nil, errors.New("the parent agent is not ready")
 	}
-	pm := h.agent.Model()
-	model, err := h.s.models.resolve(agent.ModelRequest{Alias: pm.Alias, ThinkingEffort: pm.ThinkingEffort})
-	if err != nil {
-		return nil, fmt.Errorf("subagent model %q: %w", pm.Alias, err)
+	// The child shares the parent's model binding: the same provider and
+	// connections, alias and thinking effort (spec 05 §5.1, §5.14).
+	model := h.agent.Model()
+	if model.Provider == nil {
+		return nil, fmt.Errorf("subagent model %q: no model is bound to the parent agent", model.Alias)
 	}
 	pc, err := h.s.childPromptContext(ctx)
 	if err != nil {
@@ -339,9 +341,9 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	if names == nil {
 		names = []string{}
 	}
-	system, err := prof.SystemPrompt(pc)
+	system, err := h.s.childSystemPrompt(prof, pc)
 	if err != nil {
-		return nil, fmt.Errorf("render the system prompt of %s: %w", prof.Name, err)
+		return nil, err
 	}
 	id, gen, err := h.s.allocateChild(h.owner, o.SwarmItem)
 	if err != nil {
@@ -682,6 +684,25 @@ func (s *Session) childPromptContext(ctx context.Context) (profile.PromptContext
 	pc.Skills = s.skills.Listing()
 	s.subs.pc = &pc
 	return pc, nil
+}
+
+// childSystemPrompt renders prof's system prompt for the children's
+// prompt context, once per profile.
+func (s *Session) childSystemPrompt(prof *profile.Profile, pc profile.PromptContext) (string, error) {
+	s.subs.ctxMu.Lock()
+	defer s.subs.ctxMu.Unlock()
+	if p, ok := s.subs.prompts[prof.Name]; ok {
+		return p, nil
+	}
+	p, err := prof.SystemPrompt(pc)
+	if err != nil {
+		return "", fmt.Errorf("render the system prompt of %s: %w", prof.Name, err)
+	}
+	if s.subs.prompts == nil {
+		s.subs.prompts = map[string]string{}
+	}
+	s.subs.prompts[prof.Name] = p
+	return p, nil
 }
 
 // openChild returns child id, opening it from its records when this run
