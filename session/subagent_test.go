@@ -1095,3 +1095,54 @@ func TestSpec04Scenario56ChildModeFollowsTheParent(t *testing.T) {
 		t.Errorf("a child with its own mode is %s after the parent's switch, want manual", m)
 	}
 }
+
+// Issue 19 "Bad input": a child cannot resume a sibling, which belongs
+// to another parent.
+func TestS49ResumeOfAnotherParentsChild(t *testing.T) {
+	r := newRig(t)
+	agents := filepath.Join(r.workDir, ".kimi-code", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agents, "lead.md"), []byte("---\ndescription: Leads\ntools: [Agent]\n---\nLead and report in full.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var leadSaw string
+	var mu sync.Mutex
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{"prompt": "Do the first part", "description": "First"})), true
+			case 1:
+				return llmtest.ToolCall("a2", "Agent", agentArgs(t, map[string]any{"prompt": "Lead the rest", "description": "Rest", "subagent_type": "lead"})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		childRule("Do the first part", llmtest.Text("First part done: "+summary(300))),
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Lead the rest") {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCall("l1", "Agent", agentArgs(t, map[string]any{"resume": "agent-0", "prompt": "more", "description": "More"})), true
+			}
+			mu.Lock()
+			leadSaw = c.toolTexts[0]
+			mu.Unlock()
+			return llmtest.Text("Could not resume: " + summary(300)), true
+		})
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, sub)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := `subagent error: Agent instance "agent-0" does not belong to this parent agent`; !strings.HasSuffix(leadSaw, "\n"+want) {
+		t.Errorf("the lead's resume of its sibling: %q, want %q", leadSaw, want)
+	}
+}
