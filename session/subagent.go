@@ -479,9 +479,11 @@ func (r *run) Run(ctx context.Context) (string, error) {
 	c.mu.Unlock()
 	defer c.release()
 	parent := event.Header{AgentID: r.h.owner, TurnID: r.o.ParentTurnID}
-	s.bus.Publish(event.SubagentSpawned{Header: parent, SubagentID: c.id, SubagentName: r.profile,
-		ParentToolCallID: r.o.ParentToolCallID, ParentAgentID: r.h.owner, Description: r.o.Description,
-		SwarmIndex: r.o.SwarmIndex, RunInBackground: r.o.Background, Resumed: r.resumed})
+	if !r.retry { // a retry is the same run again: only subagent.started (spec 05 §5.9)
+		s.bus.Publish(event.SubagentSpawned{Header: parent, SubagentID: c.id, SubagentName: r.profile,
+			ParentToolCallID: r.o.ParentToolCallID, ParentAgentID: r.h.owner, Description: r.o.Description,
+			SwarmIndex: r.o.SwarmIndex, RunInBackground: r.o.Background, Resumed: r.resumed})
+	}
 	res, err := r.run(runCtx)
 	if merr := s.waitMeta(r.metaGen); err == nil && merr != nil {
 		err = merr // a handoff the parent records must find its child on resume

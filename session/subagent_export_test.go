@@ -27,3 +27,9 @@ func SetSubagentMode(ctx context.Context, s *Session, id string, mode permission
 	s.subs.mu.Unlock()
 	return c.agent.SetPermissionMode(ctx, mode)
 }
+
+// RetrySubagent runs child id's last turn again, as the batch scheduler
+// does after a rate limit.
+func RetrySubagent(ctx context.Context, s *Session, id string, o SpawnOptions) (*SubagentHandle, error) {
+	return s.host.Retry(ctx, id, o)
+}

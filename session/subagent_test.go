@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1144,5 +1145,81 @@ func TestS49ResumeOfAnotherParentsChild(t *testing.T) {
 	defer mu.Unlock()
 	if want := `subagent error: Agent instance "agent-0" does not belong to this parent agent`; !strings.HasSuffix(leadSaw, "\n"+want) {
 		t.Errorf("the lead's resume of its sibling: %q, want %q", leadSaw, want)
+	}
+}
+
+// The batch scheduler's API (spec 05 §5.5, §5.9): a child that ends on the
+// provider's rate limit fails with a *RateLimitError (and no
+// subagent.failed when the caller asked for quiet), and Retry runs its
+// last turn again without appending the prompt.
+func TestSubagentRateLimitThenRetry(t *testing.T) {
+	r := newRig(t)
+	r.writeConfig(r.configText() + "\n[loop_control]\nmax_attempts_per_step = 1\n")
+	var mu sync.Mutex
+	n := 0
+	r.route(t, func(c call) (llmtest.Reply, bool) {
+		if !c.isChild("Survey the tree") {
+			return llmtest.Reply{}, false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n == 1 {
+			return llmtest.Status(429, `{"error":{"message":"Rate limit reached","type":"rate_limit_error"}}`), true
+		}
+		return llmtest.Text("Surveyed: " + summary(300)), true
+	})
+	s, sub := r.subagentSession(t)
+	ready := make(chan struct{})
+	h, err := session.SpawnSubagent(t.Context(), s, session.SpawnOptions{Profile: "explore", Prompt: "Survey the tree",
+		Description: "Survey", SuppressRateLimitFailure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := h.Wait(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rl *session.RateLimitError
+	if !errors.As(c.Err, &rl) || rl.AgentID != h.AgentID {
+		t.Fatalf("completion error %v (%T), want a *RateLimitError", c.Err, c.Err)
+	}
+	h2, err := session.RetrySubagent(t.Context(), s, h.AgentID, session.SpawnOptions{Description: "Survey",
+		OnReady: func() { close(ready) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = h2.Wait(t.Context())
+	if err != nil || c.Err != nil || !strings.HasPrefix(c.Result, "Surveyed: ") {
+		t.Fatalf("retry: %v %v %q", err, c.Err, c.Result)
+	}
+	<-ready
+	reqs := r.srv.Requests()
+	last := decodeCall(t, reqs[len(reqs)-1])
+	prompts := 0
+	for _, u := range last.users {
+		if strings.Contains(u, "Survey the tree") {
+			prompts++
+		}
+	}
+	if prompts != 1 {
+		t.Errorf("the retried request's user messages %q: the prompt was appended again", last.users)
+	}
+	var spawned, failed, started int
+	waitFor(t, sub, "the retry's completion", func(ev event.Event) bool {
+		switch ev.(type) {
+		case event.SubagentSpawned:
+			spawned++
+		case event.SubagentFailed:
+			failed++
+		case event.SubagentStarted:
+			started++
+		case event.SubagentCompleted:
+			return true
+		}
+		return false
+	})
+	if spawned != 1 || failed != 0 || started != 2 {
+		t.Errorf("events: spawned %d, failed %d, started %d; want 1, 0, 2", spawned, failed, started)
 	}
 }
