@@ -22,6 +22,7 @@ import (
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/session"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // The subagent scenarios (spec 05 §12, 46–56) run a session against the
@@ -267,6 +268,14 @@ func TestS46ForegroundSpawn(t *testing.T) {
 		case event.TurnStarted:
 			if e.AgentID == "agent-0" {
 				types = append(types, "child turn")
+			}
+		case event.ToolCallStarted:
+			if e.ToolCallID == "a1" {
+				d, ok := e.Display.(*tools.AgentCallDisplay)
+				if !ok || d.AgentName != "coder" || d.Prompt != "Investigate X" || d.Background ||
+					e.Description != "Launching coder agent: Investigate X" {
+					t.Errorf("the Agent call's description %q and display %#v", e.Description, e.Display)
+				}
 			}
 		}
 	}
