@@ -172,8 +172,10 @@
 //     cancel of the parent's turn reaches foreground children through
 //     the Agent call's context (and on to theirs); background children
 //     run on in the parent's background manager until stopped, timed
-//     out or the session closes. Children opened in a run are closed
-//     with the session.
+//     out or the session closes. A child whose run ended and that has
+//     nothing running is closed on its own goroutine (its records stay;
+//     a resume opens it again from them); the rest close with the
+//     session.
 //
 // It does not own: reading configuration files (the front end loads the
 // configuration at the edge and passes it), the records format and the

@@ -124,7 +124,8 @@ type subagents struct {
 	next     int               // guarded by mu: the next agent-<n> to try
 	closed   bool              // guarded by mu
 
-	openMu sync.Mutex // serializes opening children from their records
+	openMu sync.Mutex     // serializes opening and idle-closing children
+	idleWG sync.WaitGroup // idle closes under way
 
 	ctxMu   sync.Mutex
 	pc      *profile.PromptContext // guarded by ctxMu: the children's prompt context, gathered once
@@ -244,7 +245,7 @@ func (h *subagentHost) ProfileOf(id string) string {
 	if !ok || e.Type != AgentSub || e.ParentAgentID == nil || *e.ParentAgentID != h.owner {
 		return ""
 	}
-	c, err := h.s.openChild(context.Background(), id, h.owner)
+	c, err := h.s.openChild(context.Background(), id, h.owner, false)
 	if err != nil {
 		return ""
 	}
@@ -385,11 +386,8 @@ func (h *subagentHost) prepareResume(ctx context.Context, id string, o SpawnOpti
 	if e.ParentAgentID == nil || *e.ParentAgentID != h.owner {
 		return nil, fmt.Errorf("Agent instance %q does not belong to this parent agent", id) //lint:ignore ST1005 the model reads it verbatim
 	}
-	c, err := h.s.openChild(ctx, id, h.owner)
+	c, err := h.s.openChild(ctx, id, h.owner, true)
 	if err != nil {
-		return nil, err
-	}
-	if err := c.claim(); err != nil {
 		return nil, err
 	}
 	// The child follows the parent's current model.
@@ -477,7 +475,10 @@ func (r *run) Run(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	c.cancel, c.background = cancel, r.o.Background
 	c.mu.Unlock()
-	defer c.release()
+	defer func() {
+		c.release()
+		s.closeIdleLater(c)
+	}()
 	parent := event.Header{AgentID: r.h.owner, TurnID: r.o.ParentTurnID}
 	if !r.retry { // a retry is the same run again: only subagent.started (spec 05 §5.9)
 		s.bus.Publish(event.SubagentSpawned{Header: parent, SubagentID: c.id, SubagentName: r.profile,
@@ -707,15 +708,21 @@ func (s *Session) childSystemPrompt(prof *profile.Profile, pc profile.PromptCont
 	return p, nil
 }
 
-// openChild returns child id, opening it from its records when this run
-// has not yet.
-func (s *Session) openChild(ctx context.Context, id, parent string) (*child, error) {
-	s.subs.openMu.Lock() // one open at a time: a child's records take one owner
+// openChild returns child id, opening it from its records when it is not
+// open; with claim, the child is claimed for a run (a running one
+// refuses) before an idle close can take it.
+func (s *Session) openChild(ctx context.Context, id, parent string, claim bool) (*child, error) {
+	s.subs.openMu.Lock() // one open or close at a time: a child's records take one owner
 	defer s.subs.openMu.Unlock()
 	s.subs.mu.Lock()
 	c, ok := s.subs.children[id]
 	s.subs.mu.Unlock()
 	if ok {
+		if claim {
+			if err := c.claim(); err != nil {
+				return nil, err
+			}
+		}
 		return c, nil
 	}
 	h := s.hostOf(parent)
@@ -731,7 +738,55 @@ func (s *Session) openChild(ctx context.Context, id, parent string) (*child, err
 		return nil, fmt.Errorf("resume subagent %s: %w", id, err)
 	}
 	c.host.bind(c.agent.Config())
+	if claim {
+		if err := c.claim(); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// closeIdleLater closes child c once its run ended, on its own goroutine,
+// unless it is busy: an idle child costs nothing but its records, and a
+// resume opens it again from them. The session's Close waits for it.
+func (s *Session) closeIdleLater(c *child) {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	if s.subs.closed {
+		return // closeChildren closes it
+	}
+	s.subs.idleWG.Add(1)
+	go func() {
+		defer s.subs.idleWG.Done()
+		s.closeIdle(c)
+	}()
+}
+
+func (s *Session) closeIdle(c *child) {
+	s.subs.openMu.Lock()
+	defer s.subs.openMu.Unlock()
+	c.mu.Lock()
+	busy := c.running
+	c.mu.Unlock()
+	if busy || c.agent.HasActiveTurn() || len(c.bg.List(true)) > 0 {
+		return
+	}
+	s.subs.mu.Lock()
+	if s.subs.closed || s.subs.children[c.id] != c {
+		s.subs.mu.Unlock()
+		return
+	}
+	for _, o := range s.subs.children {
+		if o.parentID == c.id {
+			s.subs.mu.Unlock()
+			return // an open grandchild needs c's host
+		}
+	}
+	delete(s.subs.children, c.id)
+	s.subs.mu.Unlock()
+	if err := c.close(context.Background()); err != nil {
+		s.logger.Warn("close idle subagent", "agent_id", c.id, "err", err)
+	}
 }
 
 // hostOf is the subagent host of agent id: the main agent's or an opened
@@ -854,6 +909,7 @@ func (s *Session) closeChildren(ctx context.Context) error {
 	s.subs.closed = true
 	s.subs.mu.Unlock()
 	s.subs.metaWG.Wait()
+	s.subs.idleWG.Wait()
 	s.subs.mu.Lock()
 	cs := make([]*child, 0, len(s.subs.children))
 	for _, c := range s.subs.children {

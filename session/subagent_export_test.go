@@ -13,18 +13,22 @@ func SpawnSubagent(ctx context.Context, s *Session, o SpawnOptions) (*SubagentHa
 }
 
 // SubagentMode is the permission mode child id judges its calls in now.
-func SubagentMode(s *Session, id string) string {
-	s.subs.mu.Lock()
-	c := s.subs.children[id]
-	s.subs.mu.Unlock()
-	return string(c.agent.Permission().Mode())
+func SubagentMode(ctx context.Context, s *Session, id string) (string, error) {
+	s.subs.idleWG.Wait() // a finished run's idle close is over
+	c, err := s.openChild(ctx, id, MainAgentID, false)
+	if err != nil {
+		return "", err
+	}
+	return string(c.agent.Permission().Mode()), nil
 }
 
 // SetSubagentMode gives child id a mode of its own.
 func SetSubagentMode(ctx context.Context, s *Session, id string, mode permission.Mode) error {
-	s.subs.mu.Lock()
-	c := s.subs.children[id]
-	s.subs.mu.Unlock()
+	s.subs.idleWG.Wait() // a finished run's idle close is over
+	c, err := s.openChild(ctx, id, MainAgentID, false)
+	if err != nil {
+		return err
+	}
 	return c.agent.SetPermissionMode(ctx, mode)
 }
 

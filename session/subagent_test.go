@@ -1086,14 +1086,14 @@ func TestSpec04Scenario56ChildModeFollowsTheParent(t *testing.T) {
 	if c, err := h.Wait(t.Context()); err != nil || c.Err != nil || h.AgentID != "agent-0" {
 		t.Fatalf("spawn: %v %v %+v", err, c.Err, h)
 	}
-	if m := session.SubagentMode(s, "agent-0"); m != "manual" {
-		t.Errorf("child mode %s, want manual", m)
+	if m, err := session.SubagentMode(t.Context(), s, "agent-0"); m != "manual" {
+		t.Errorf("child mode %s (%v), want manual", m, err)
 	}
 	if err := s.SetMode(t.Context(), event.ModeYolo); err != nil {
 		t.Fatal(err)
 	}
-	if m := session.SubagentMode(s, "agent-0"); m != "yolo" {
-		t.Errorf("after the parent's switch the child is %s, want yolo", m)
+	if m, err := session.SubagentMode(t.Context(), s, "agent-0"); m != "yolo" {
+		t.Errorf("after the parent's switch the child is %s (%v), want yolo", m, err)
 	}
 	if err := session.SetSubagentMode(t.Context(), s, "agent-0", permission.ModeManual); err != nil {
 		t.Fatal(err)
@@ -1101,8 +1101,8 @@ func TestSpec04Scenario56ChildModeFollowsTheParent(t *testing.T) {
 	if err := s.SetMode(t.Context(), event.ModeAuto); err != nil {
 		t.Fatal(err)
 	}
-	if m := session.SubagentMode(s, "agent-0"); m != "manual" {
-		t.Errorf("a child with its own mode is %s after the parent's switch, want manual", m)
+	if m, err := session.SubagentMode(t.Context(), s, "agent-0"); m != "manual" {
+		t.Errorf("a child with its own mode is %s (%v) after the parent's switch, want manual", m, err)
 	}
 }
 
