@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -165,7 +166,7 @@ func TestE2EKilledMidSubagentThenContinue(t *testing.T) {
 	defer held.Release()
 	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
 		turn := decodeChatTurn(t, r)
-		last := turn.users[len(turn.users)-1]
+		resumed := slices.Contains(turn.users, "continue")
 		switch {
 		case turn.first == "start the survey" && turn.tools == 0:
 			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{"prompt": "Survey the modules.", "description": "Survey"}))
@@ -173,7 +174,7 @@ func TestE2EKilledMidSubagentThenContinue(t *testing.T) {
 			return llmtest.ToolCall("call_b", "Agent", argsJSON(t, map[string]any{"resume": "agent-0", "prompt": "continue", "description": "Survey again"}))
 		case turn.first == "start the survey":
 			return llmtest.Text("The survey is done.")
-		case turn.first == "Survey the modules." && last == "continue":
+		case turn.first == "Survey the modules." && resumed:
 			return llmtest.Text("Every module surveyed. " + strings.Repeat("All of them have tests. ", 10))
 		case turn.first == "Survey the modules.":
 			return llmtest.Reply{Fault: llmtest.Fault{Hold: held}}
@@ -192,11 +193,14 @@ func TestE2EKilledMidSubagentThenContinue(t *testing.T) {
 	var childAgain bool
 	for _, req := range srv.Requests() {
 		turn := decodeChatTurn(t, req)
-		if turn.first == "Survey the modules." && turn.users[len(turn.users)-1] == "continue" {
+		if turn.first == "Survey the modules." && slices.Contains(turn.users, "continue") {
 			childAgain = true
 		}
 	}
 	if !childAgain {
+		for i, req := range srv.Requests() {
+			t.Logf("request %d: %+v", i, decodeChatTurn(t, req))
+		}
 		t.Error("the child was not resumed with its own history")
 	}
 }
