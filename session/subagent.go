@@ -486,9 +486,6 @@ func (r *run) Run(ctx context.Context) (string, error) {
 			SwarmIndex: r.o.SwarmIndex, RunInBackground: r.o.Background, Resumed: r.resumed})
 	}
 	res, err := r.run(runCtx)
-	if merr := s.waitMeta(r.metaGen); err == nil && merr != nil {
-		err = merr // a handoff the parent records must find its child on resume
-	}
 	if err != nil {
 		var rl *RateLimitError
 		quiet := r.o.SuppressRateLimitFailure && (errors.As(err, &rl) || runCtx.Err() != nil)
@@ -517,6 +514,11 @@ func (r *run) run(ctx context.Context) (string, error) {
 		prompt = r.git + "\n\n" + prompt
 	}
 	s.bus.Publish(event.SubagentStarted{Header: event.Header{AgentID: r.h.owner, TurnID: r.o.ParentTurnID}, SubagentID: c.id})
+	// The child's state.json entry is on disk before its first record
+	// is: a crash never leaves records no resume can find.
+	if err := s.waitMeta(r.metaGen); err != nil {
+		return "", err
+	}
 	origin := &history.Origin{Kind: history.OriginSystemTrigger, Name: subagentTrigger}
 	var l turn.Launch
 	var err error

@@ -9,8 +9,9 @@ import (
 // The children's metadata (state.json "agents") is kept in memory once
 // read, and new entries reach the file by group commit: many spawns at
 // once cost one state.json write, not one each (issue 19's hundred
-// concurrent subagents). A child's entry is on disk before its run hands
-// back (waitMeta), and before the session closes.
+// concurrent subagents). A child's entry is on disk before its first
+// prompt is recorded (waitMeta), so a crash never leaves a child's
+// records that no resume can find.
 
 // agentMeta returns the session's agents, reading state.json the first
 // time. The caller holds subs.mu.
