@@ -1232,3 +1232,37 @@ func TestSubagentRateLimitThenRetry(t *testing.T) {
 		t.Errorf("events: spawned %d, failed %d, started %d; want 1, 0, 2", spawned, failed, started)
 	}
 }
+
+// Scenario 51, second half: resuming a child while it still runs is
+// refused, and the running child is not disturbed.
+func TestS51ResumeWhileRunning(t *testing.T) {
+	r := newRig(t)
+	hold := llmtest.NewGate()
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{"prompt": "Long job", "description": "Long", "run_in_background": true})), true
+			case 1:
+				return llmtest.ToolCall("a2", "Agent", agentArgs(t, map[string]any{"resume": "agent-0", "prompt": "Also this", "description": "More"})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		childRule("Long job", llmtest.Text("Long job done: "+summary(300)).WithFault(llmtest.Fault{Hold: hold})))
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	ev := waitFor(t, sub, "the resume's result", mainResult("a2")).(event.ToolResult)
+	if want := `subagent error: Agent instance "agent-0" is already running and cannot run concurrently`; !ev.IsError || ev.Output.Text() != want {
+		t.Errorf("resume of a running child: %q, want %q", ev.Output.Text(), want)
+	}
+	hold.Release()
+	waitFor(t, sub, "the running child's completion", func(ev event.Event) bool {
+		e, ok := ev.(event.SubagentCompleted)
+		return ok && e.SubagentID == "agent-0" && strings.HasPrefix(e.ResultSummary, "Long job done")
+	})
+}
