@@ -2,8 +2,11 @@ package osenv
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
+	"strings"
 )
 
 // File is an open file. It is what os.File offers that callers need.
@@ -30,6 +33,8 @@ type FS interface {
 	Lstat(name string) (fs.FileInfo, error)
 	ReadDir(name string) ([]fs.DirEntry, error)
 	MkdirAll(name string, perm fs.FileMode) error
+	// Mkdir creates the one directory name; its parent must exist.
+	Mkdir(name string, perm fs.FileMode) error
 	Rename(oldpath, newpath string) error
 	Remove(name string) error
 	// SyncDir makes the entries of directory name durable (fsync of the
@@ -44,3 +49,22 @@ type FS interface {
 
 // ErrLocked reports a lock held by someone else.
 var ErrLocked = errors.New("locked by another process")
+
+// MkdirBelow creates dir and the directories between base and it, one
+// level at a time, and never base itself: when base was deleted (a user
+// removed the session while kimigo ran), it fails with an error wrapping
+// fs.ErrNotExist instead of bringing base back. dir must lie below base.
+func MkdirBelow(fsys FS, base, dir string, perm fs.FileMode) error {
+	rel, err := filepath.Rel(base, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("create %s: not below %s", dir, base)
+	}
+	cur := base
+	for part := range strings.SplitSeq(rel, "/") {
+		cur = filepath.Join(cur, part)
+		if err := fsys.Mkdir(cur, perm); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -50,6 +50,9 @@ func (l LocalFS) MkdirAll(name string, perm fs.FileMode) error {
 	return os.MkdirAll(l.path(name), perm)
 }
 
+// Mkdir creates name, whose parent must exist.
+func (l LocalFS) Mkdir(name string, perm fs.FileMode) error { return os.Mkdir(l.path(name), perm) }
+
 // Rename renames atomically within one file system.
 func (l LocalFS) Rename(oldpath, newpath string) error {
 	return os.Rename(l.path(oldpath), l.path(newpath))

@@ -181,6 +181,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 	s.env, s.ws, s.requests, s.textFiles, s.home = o.Env, ws, o.Requests, o.TextFiles, o.Home
 	s.sandboxInfo = o.Sandbox.promptInfo()
 	s.subs.children = map[string]*child{}
+	s.subs.metaCond = sync.NewCond(&s.subs.mu)
 	s.subs.catalogOnce = p.catalog
 	s.host = newSubagentHost(s, MainAgentID)
 	s.host.bind(p.config)

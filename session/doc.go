@@ -172,8 +172,10 @@
 //     cancel of the parent's turn reaches foreground children through
 //     the Agent call's context (and on to theirs); background children
 //     run on in the parent's background manager until stopped, timed
-//     out or the session closes. Children opened in a run are closed
-//     with the session.
+//     out or the session closes. A child whose run ended and that has
+//     nothing running is closed on its own goroutine (its records stay;
+//     a resume opens it again from them); the rest close with the
+//     session.
 //   - AgentSwarm on the host (swarm.go; spec 05 §5.7): swarmRunner
 //     refuses a malformed KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY, a
 //     profile the agent may not delegate to and a resume id that is not
@@ -243,6 +245,22 @@
 //   - Corrupt index lines cost only themselves and are kept in the side
 //     file once; RepairIndex takes them out and rebuilds lost entries,
 //     also from the records when state.json is gone (TestRepairIndex).
+//   - Subagents (subagent_test.go, spec 05 §12 S46–S55): a foreground
+//     child hands back its last non-blank text as "[summary]" under its
+//     agent id and profile, is asked once more when that is short, and
+//     fails on max_tokens without a re-ask; a profile outside the
+//     delegatable set, a resume of an unknown, foreign or running child
+//     and a resume with subagent_type are refused naming the value and
+//     create nothing; a background child answers with its task id at once
+//     and notifies; a parent's cancel reaches foreground children and
+//     grandchildren as the user's, never background ones; the timeout
+//     ends a child with the resume hint (synctest); explore starts with
+//     the <git-context> block; a child's denials carry the subagent
+//     wording, the parent's session approvals hold for it and its own
+//     requests reach the front end tagged with its id; a resumed session
+//     resumes each child by agent id with its own history
+//     (TestResumeWithFinishedRunningAndInterruptedChildren; through the
+//     binary cmd/kimigo subagent_test.go, with kill -9 then -c).
 //   - A background task that ends after a print turn steers a turn the
 //     run renders (steer), is waited for unheard (drain), or is stopped
 //     with the session (exit) (runtime_test.go TestPrintSettle*; through

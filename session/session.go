@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,6 +103,10 @@ type Options struct {
 	Sandbox SandboxOptions
 	// Version is kimigo's version, for the providers' User-Agent.
 	Version string
+	// HTTPClient, when set, sends every model request (an embedder's
+	// transport; tests reach an in-memory fake through it). Nil means
+	// the configuration's client, which honours its proxy settings.
+	HTTPClient *http.Client
 	// Cards asks a resume for the main agent's UI replay stream (spec 02
 	// §6.12), limited to the last *CardTurns user turns (§6.13; nil keeps
 	// all); TakeReplayCards hands it over once. Without Cards no card is
@@ -381,7 +386,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	}
 	s.bus = event.NewBus(event.BusOptions{})
 	s.broker = newBroker(s.bus)
-	s.models = newModels(o.Config, o.Version, s.id, s.logger)
+	s.models = newModels(o.Config, o.Version, s.id, s.logger, o.HTTPClient)
 	s.mcp = newMCP(o.Config, o.Env, o.Version, s)
 	s.hooks = newHooks(o.Config, o.Env, s)
 	s.skills = p.skills

@@ -124,10 +124,23 @@ type subagents struct {
 	next     int               // guarded by mu: the next agent-<n> to try
 	closed   bool              // guarded by mu
 
-	ctxMu sync.Mutex
-	pc    *profile.PromptContext // guarded by ctxMu: the children's prompt context, gathered once
+	openMu sync.Mutex     // serializes opening and idle-closing children
+	idleWG sync.WaitGroup // idle closes under way
+
+	ctxMu   sync.Mutex
+	pc      *profile.PromptContext // guarded by ctxMu: the children's prompt context, gathered once
+	prompts map[string]string      // guarded by ctxMu: rendered system prompts by profile
 
 	catalogOnce func() (*profile.Catalog, error)
+
+	// The agents of state.json (subagent_meta.go), guarded by mu.
+	meta        map[string]AgentEntry
+	metaGen     uint64 // entries added
+	metaWritten uint64 // entries on disk (or failed: metaErr)
+	metaErr     error
+	metaWriting bool
+	metaCond    *sync.Cond
+	metaWG      sync.WaitGroup
 }
 
 // child is one opened subagent.
@@ -232,21 +245,11 @@ func (h *subagentHost) ProfileOf(id string) string {
 	if !ok || e.Type != AgentSub || e.ParentAgentID == nil || *e.ParentAgentID != h.owner {
 		return ""
 	}
-	c, err := h.s.openChild(context.Background(), id, h.owner)
+	c, err := h.s.openChild(context.Background(), id, h.owner, false)
 	if err != nil {
 		return ""
 	}
 	return c.agent.Config().ProfileName
-}
-
-// agentEntry is id's entry in state.json.
-func (s *Session) agentEntry(id string) (AgentEntry, bool) {
-	st, err := readState(s.store.fs, s.dir)
-	if err != nil {
-		return AgentEntry{}, false
-	}
-	e, ok := st.Agents[id]
-	return e, ok
 }
 
 // Prepare implements tools.SubagentLauncher.
@@ -318,10 +321,11 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	if h.agent == nil {
 		return nil, errors.New("the parent agent is not ready")
 	}
-	pm := h.agent.Model()
-	model, err := h.s.models.resolve(agent.ModelRequest{Alias: pm.Alias, ThinkingEffort: pm.ThinkingEffort})
-	if err != nil {
-		return nil, fmt.Errorf("subagent model %q: %w", pm.Alias, err)
+	// The child shares the parent's model binding: the same provider and
+	// connections, alias and thinking effort (spec 05 §5.1, §5.14).
+	model := h.agent.Model()
+	if model.Provider == nil {
+		return nil, fmt.Errorf("subagent model %q: no model is bound to the parent agent", model.Alias)
 	}
 	pc, err := h.s.childPromptContext(ctx)
 	if err != nil {
@@ -338,11 +342,11 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	if names == nil {
 		names = []string{}
 	}
-	system, err := prof.SystemPrompt(pc)
+	system, err := h.s.childSystemPrompt(prof, pc)
 	if err != nil {
-		return nil, fmt.Errorf("render the system prompt of %s: %w", prof.Name, err)
+		return nil, err
 	}
-	id, err := h.s.allocateChild(h.owner, o.SwarmItem)
+	id, gen, err := h.s.allocateChild(h.owner, o.SwarmItem)
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +370,7 @@ func (h *subagentHost) prepareSpawn(ctx context.Context, o SpawnOptions) (*run, 
 	if prof.Name == "explore" {
 		git = profile.GitContext(ctx, h.s.env, cfg.Cwd).Block()
 	}
-	return &run{h: h, c: c, o: o, profile: prof.Name, git: git}, nil
+	return &run{h: h, c: c, o: o, profile: prof.Name, git: git, metaGen: gen}, nil
 }
 
 // prepareResume checks that id is the owner's child and idle, and opens
@@ -382,11 +386,8 @@ func (h *subagentHost) prepareResume(ctx context.Context, id string, o SpawnOpti
 	if e.ParentAgentID == nil || *e.ParentAgentID != h.owner {
 		return nil, fmt.Errorf("Agent instance %q does not belong to this parent agent", id) //lint:ignore ST1005 the model reads it verbatim
 	}
-	c, err := h.s.openChild(ctx, id, h.owner)
+	c, err := h.s.openChild(ctx, id, h.owner, true)
 	if err != nil {
-		return nil, err
-	}
-	if err := c.claim(); err != nil {
 		return nil, err
 	}
 	// The child follows the parent's current model.
@@ -430,6 +431,7 @@ type run struct {
 	resumed bool
 	retry   bool
 	once    sync.Once
+	metaGen uint64 // the child's metadata generation (0: already on disk)
 }
 
 var _ tools.SubagentRun = (*run)(nil)
@@ -473,11 +475,16 @@ func (r *run) Run(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	c.cancel, c.background = cancel, r.o.Background
 	c.mu.Unlock()
-	defer c.release()
+	defer func() {
+		c.release()
+		s.closeIdleLater(c)
+	}()
 	parent := event.Header{AgentID: r.h.owner, TurnID: r.o.ParentTurnID}
-	s.bus.Publish(event.SubagentSpawned{Header: parent, SubagentID: c.id, SubagentName: r.profile,
-		ParentToolCallID: r.o.ParentToolCallID, ParentAgentID: r.h.owner, Description: r.o.Description,
-		SwarmIndex: r.o.SwarmIndex, RunInBackground: r.o.Background, Resumed: r.resumed})
+	if !r.retry { // a retry is the same run again: only subagent.started (spec 05 §5.9)
+		s.bus.Publish(event.SubagentSpawned{Header: parent, SubagentID: c.id, SubagentName: r.profile,
+			ParentToolCallID: r.o.ParentToolCallID, ParentAgentID: r.h.owner, Description: r.o.Description,
+			SwarmIndex: r.o.SwarmIndex, RunInBackground: r.o.Background, Resumed: r.resumed})
+	}
 	res, err := r.run(runCtx)
 	if err != nil {
 		var rl *RateLimitError
@@ -507,6 +514,11 @@ func (r *run) run(ctx context.Context) (string, error) {
 		prompt = r.git + "\n\n" + prompt
 	}
 	s.bus.Publish(event.SubagentStarted{Header: event.Header{AgentID: r.h.owner, TurnID: r.o.ParentTurnID}, SubagentID: c.id})
+	// The child's state.json entry is on disk before its first record
+	// is: a crash never leaves records no resume can find.
+	if err := s.waitMeta(r.metaGen); err != nil {
+		return "", err
+	}
 	origin := &history.Origin{Kind: history.OriginSystemTrigger, Name: subagentTrigger}
 	var l turn.Launch
 	var err error
@@ -635,35 +647,30 @@ func cut(s string, n int) string {
 }
 
 // allocateChild hands out the next free agent-<n> and records the child
-// in state.json (spec 05 §5.1).
-func (s *Session) allocateChild(parent string, swarmItem json.RawMessage) (string, error) {
+// in the session's metadata (spec 05 §5.1); gen is the metadata
+// generation to wait for before the child's entry is known to be on disk.
+func (s *Session) allocateChild(parent string, swarmItem json.RawMessage) (id string, gen uint64, err error) {
 	s.subs.mu.Lock()
 	defer s.subs.mu.Unlock()
 	if s.subs.closed {
-		return "", errors.New("the session is closing")
+		return "", 0, errMetaClosed
 	}
-	var id string
-	err := s.store.UpdateState(s.dir, func(st *State) error {
-		for {
-			id = "agent-" + strconv.Itoa(s.subs.next)
-			s.subs.next++
-			_, live := s.subs.children[id]
-			_, known := st.Agents[id]
-			if !live && !known {
-				break
-			}
-		}
-		if st.Agents == nil {
-			st.Agents = map[string]AgentEntry{}
-		}
-		p := parent
-		st.Agents[id] = AgentEntry{HomeDir: agentHome(s.dir, id), Type: AgentSub, ParentAgentID: &p, SwarmItem: swarmItem}
-		return nil
-	})
+	meta, err := s.agentMetaLocked()
 	if err != nil {
-		return "", fmt.Errorf("record subagent: %w", err)
+		return "", 0, fmt.Errorf("record subagent: %w", err)
 	}
-	return id, nil
+	for {
+		id = "agent-" + strconv.Itoa(s.subs.next)
+		s.subs.next++
+		_, live := s.subs.children[id]
+		_, known := meta[id]
+		if !live && !known {
+			break
+		}
+	}
+	p := parent
+	gen = s.recordMetaLocked(id, AgentEntry{HomeDir: agentHome(s.dir, id), Type: AgentSub, ParentAgentID: &p, SwarmItem: swarmItem})
+	return id, gen, nil
 }
 
 // childPromptContext is the prompt context of the children: the parent's
@@ -684,13 +691,40 @@ func (s *Session) childPromptContext(ctx context.Context) (profile.PromptContext
 	return pc, nil
 }
 
-// openChild returns child id, opening it from its records when this run
-// has not yet.
-func (s *Session) openChild(ctx context.Context, id, parent string) (*child, error) {
+// childSystemPrompt renders prof's system prompt for the children's
+// prompt context, once per profile.
+func (s *Session) childSystemPrompt(prof *profile.Profile, pc profile.PromptContext) (string, error) {
+	s.subs.ctxMu.Lock()
+	defer s.subs.ctxMu.Unlock()
+	if p, ok := s.subs.prompts[prof.Name]; ok {
+		return p, nil
+	}
+	p, err := prof.SystemPrompt(pc)
+	if err != nil {
+		return "", fmt.Errorf("render the system prompt of %s: %w", prof.Name, err)
+	}
+	if s.subs.prompts == nil {
+		s.subs.prompts = map[string]string{}
+	}
+	s.subs.prompts[prof.Name] = p
+	return p, nil
+}
+
+// openChild returns child id, opening it from its records when it is not
+// open; with claim, the child is claimed for a run (a running one
+// refuses) before an idle close can take it.
+func (s *Session) openChild(ctx context.Context, id, parent string, claim bool) (*child, error) {
+	s.subs.openMu.Lock() // one open or close at a time: a child's records take one owner
+	defer s.subs.openMu.Unlock()
 	s.subs.mu.Lock()
 	c, ok := s.subs.children[id]
 	s.subs.mu.Unlock()
 	if ok {
+		if claim {
+			if err := c.claim(); err != nil {
+				return nil, err
+			}
+		}
 		return c, nil
 	}
 	h := s.hostOf(parent)
@@ -706,7 +740,55 @@ func (s *Session) openChild(ctx context.Context, id, parent string) (*child, err
 		return nil, fmt.Errorf("resume subagent %s: %w", id, err)
 	}
 	c.host.bind(c.agent.Config())
+	if claim {
+		if err := c.claim(); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// closeIdleLater closes child c once its run ended, on its own goroutine,
+// unless it is busy: an idle child costs nothing but its records, and a
+// resume opens it again from them. The session's Close waits for it.
+func (s *Session) closeIdleLater(c *child) {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	if s.subs.closed {
+		return // closeChildren closes it
+	}
+	s.subs.idleWG.Add(1)
+	go func() {
+		defer s.subs.idleWG.Done()
+		s.closeIdle(c)
+	}()
+}
+
+func (s *Session) closeIdle(c *child) {
+	s.subs.openMu.Lock()
+	defer s.subs.openMu.Unlock()
+	c.mu.Lock()
+	busy := c.running
+	c.mu.Unlock()
+	if busy || c.agent.HasActiveTurn() || len(c.bg.List(true)) > 0 {
+		return
+	}
+	s.subs.mu.Lock()
+	if s.subs.closed || s.subs.children[c.id] != c {
+		s.subs.mu.Unlock()
+		return
+	}
+	for _, o := range s.subs.children {
+		if o.parentID == c.id {
+			s.subs.mu.Unlock()
+			return // an open grandchild needs c's host
+		}
+	}
+	delete(s.subs.children, c.id)
+	s.subs.mu.Unlock()
+	if err := c.close(context.Background()); err != nil {
+		s.logger.Warn("close idle subagent", "agent_id", c.id, "err", err)
+	}
 }
 
 // hostOf is the subagent host of agent id: the main agent's or an opened
@@ -827,6 +909,10 @@ func (c *child) close(ctx context.Context) error {
 func (s *Session) closeChildren(ctx context.Context) error {
 	s.subs.mu.Lock()
 	s.subs.closed = true
+	s.subs.mu.Unlock()
+	s.subs.metaWG.Wait()
+	s.subs.idleWG.Wait()
+	s.subs.mu.Lock()
 	cs := make([]*child, 0, len(s.subs.children))
 	for _, c := range s.subs.children {
 		cs = append(cs, c)

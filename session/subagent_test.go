@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
@@ -19,6 +22,7 @@ import (
 	"github.com/kimigo/kimigo/llm/scripted"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/session"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // The subagent scenarios (spec 05 §12, 46–56) run a session against the
@@ -51,7 +55,7 @@ func (c call) lastUser() string {
 
 func (c call) isChild(marker string) bool { return strings.Contains(c.firstUser(), marker) }
 
-func decodeCall(t *testing.T, r *llmtest.Request) call {
+func decodeCall(t testing.TB, r *llmtest.Request) call {
 	var body struct {
 		Model    string `json:"model"`
 		Messages []struct {
@@ -264,6 +268,14 @@ func TestS46ForegroundSpawn(t *testing.T) {
 		case event.TurnStarted:
 			if e.AgentID == "agent-0" {
 				types = append(types, "child turn")
+			}
+		case event.ToolCallStarted:
+			if e.ToolCallID == "a1" {
+				d, ok := e.Display.(*tools.AgentCallDisplay)
+				if !ok || d.AgentName != "coder" || d.Prompt != "Investigate X" || d.Background ||
+					e.Description != "Launching coder agent: Investigate X" {
+					t.Errorf("the Agent call's description %q and display %#v", e.Description, e.Display)
+				}
 			}
 		}
 	}
@@ -569,6 +581,16 @@ func TestS50BackgroundSubagent(t *testing.T) {
 
 func TestS53CancellationPropagation(t *testing.T) {
 	r := newRig(t)
+	// A custom agent that may delegate, so the foreground child runs a
+	// foreground grandchild.
+	agents := filepath.Join(r.workDir, ".kimi-code", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agents, "lead.md"), []byte("---\ndescription: Leads a piece of work\n"+
+		"tools: [Agent, Bash, Read, TaskList, TaskOutput, TaskStop]\n---\nYou lead the work and report in full.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bgGate := llmtest.NewGate()
 	bgResult := "Background result: " + summary(300)
 	r.route(t,
@@ -579,18 +601,27 @@ func TestS53CancellationPropagation(t *testing.T) {
 			if len(c.toolTexts) == 0 {
 				return llmtest.ToolCalls(
 					scripted.Call{ID: "fg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
-						"prompt": "Run the slow check", "description": "Slow check"})},
+						"prompt": "Lead the slow check", "description": "Lead", "subagent_type": "lead"})},
 					scripted.Call{ID: "bg", Name: "Agent", Arguments: agentArgs(t, map[string]any{
 						"prompt": "Watch the queue", "description": "Watch queue", "run_in_background": true})}), true
 			}
 			return llmtest.Text("ok"), true
 		},
 		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Lead the slow check") {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCall("g1", "Agent", agentArgs(t, map[string]any{"prompt": "Run the slow check", "description": "Slow check"})), true
+			}
+			return llmtest.Text("lead ended: " + summary(300)), true
+		},
+		func(c call) (llmtest.Reply, bool) {
 			if !c.isChild("Run the slow check") {
 				return llmtest.Reply{}, false
 			}
 			if len(c.toolTexts) == 0 {
-				return llmtest.ToolCall("b1", "Bash", agentArgs(t, map[string]any{"command": "sleep 30", "description": "wait"})), true
+				return llmtest.ToolCall("b1", "Bash", agentArgs(t, map[string]any{"command": "echo started; sleep 30", "description": "wait"})), true
 			}
 			return llmtest.Text("slow check ended: " + summary(300)), true
 		},
@@ -614,37 +645,46 @@ func TestS53CancellationPropagation(t *testing.T) {
 	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, sub, "the child's Bash", func(ev event.Event) bool {
-		e, ok := ev.(event.ToolCallStarted)
-		return ok && e.AgentID == "agent-0" && e.ToolCallID == "b1"
+	ids := map[string]string{} // description → agent id
+	waitFor(t, sub, "the grandchild's Bash output", func(ev event.Event) bool {
+		if e, ok := ev.(event.SubagentSpawned); ok {
+			ids[e.Description] = e.SubagentID
+		}
+		e, ok := ev.(event.ToolProgress)
+		return ok && e.ToolCallID == "b1" && strings.Contains(e.Update.Text, "started")
 	})
 	<-bgGate.Reached()
+	child, grandchild, bg := ids["Lead"], ids["Slow check"], ids["Watch queue"]
+	if child == "" || grandchild == "" || bg == "" {
+		t.Fatalf("spawned: %v", ids)
+	}
 	if err := s.Cancel(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
 	var bash, fg string
-	var childEnd *event.TurnEnded
-	for fg == "" || bash == "" || childEnd == nil {
+	ended := map[string]event.EndReason{}
+	for fg == "" || bash == "" || ended[child] == "" || ended[grandchild] == "" {
 		ev := waitFor(t, sub, "the cancelled calls", func(event.Event) bool { return true })
 		switch e := ev.(type) {
 		case event.ToolResult:
-			if e.AgentID == "agent-0" && e.ToolCallID == "b1" {
+			if e.AgentID == grandchild && e.ToolCallID == "b1" {
 				bash = e.Output.Text()
 			}
 			if e.AgentID == session.MainAgentID && e.ToolCallID == "fg" {
 				fg = e.Output.Text()
 			}
 		case event.TurnEnded:
-			if e.AgentID == "agent-0" {
-				childEnd = &e
-			}
+			ended[e.AgentID] = e.Reason
 		}
 	}
-	if childEnd.Reason != event.EndCancelled {
-		t.Errorf("the foreground child's turn ended %s, want cancelled", childEnd.Reason)
+	if ended[child] != event.EndCancelled || ended[grandchild] != event.EndCancelled {
+		t.Errorf("turn ends %v: want the child's and the grandchild's cancelled", ended)
+	}
+	if _, ok := ended[bg]; ok {
+		t.Errorf("the background child's turn ended with the parent's cancel: %v", ended)
 	}
 	if !strings.Contains(bash, "interrupt") {
-		t.Errorf("the child's Bash result does not report the user's interruption: %q", bash)
+		t.Errorf("the grandchild's Bash result does not report the user's interruption: %q", bash)
 	}
 	if !strings.Contains(fg, "The user interrupted this subagent") {
 		t.Errorf("the foreground Agent result: %q", fg)
@@ -655,14 +695,17 @@ func TestS53CancellationPropagation(t *testing.T) {
 		e, ok := ev.(event.TurnStarted)
 		return ok && e.AgentID == session.MainAgentID && e.Origin == "background_task"
 	})
-	waitEnded(t, sub)
+	waitFor(t, sub, "the end of the notification turn", func(ev event.Event) bool {
+		e, ok := ev.(event.TurnEnded)
+		return ok && e.AgentID == session.MainAgentID
+	})
 	var notice string
 	for _, m := range s.History() {
 		if strings.Contains(textOf(m.Message), "<notification") {
 			notice = textOf(m.Message)
 		}
 	}
-	if !strings.Contains(notice, `type="task.completed"`) || !strings.Contains(notice, `agent_id="agent-1"`) {
+	if !strings.Contains(notice, `type="task.completed"`) || !strings.Contains(notice, `agent_id="`+bg+`"`) {
 		t.Errorf("notification:\n%s", notice)
 	}
 }
@@ -763,6 +806,8 @@ func TestS54SubagentPermissions(t *testing.T) {
 				return write("c1"), true
 			case 1:
 				return npm("c2"), true
+			case 2:
+				return llmtest.ToolCall("c3", "Bash", agentArgs(t, map[string]any{"command": "echo from the child", "description": "say"})), true
 			}
 			return llmtest.Text("Could not write: " + summary(300)), true
 		})
@@ -781,6 +826,7 @@ func TestS54SubagentPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := map[string]string{}
+	childAsked := false
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a deadlock guard
 	defer cancel()
 	for {
@@ -795,6 +841,13 @@ func TestS54SubagentPermissions(t *testing.T) {
 					t.Fatal(err)
 				}
 			case e.AgentID == session.MainAgentID && e.ToolName == "Agent":
+				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveOnce}); err != nil {
+					t.Fatal(err)
+				}
+			case e.AgentID == "agent-0" && e.ToolCallID == "c3":
+				// The child's own request reaches the front end tagged with
+				// its id.
+				childAsked = true
 				if err := s.AnswerApproval(e.RequestID, event.ApprovalAnswer{Choice: event.ApproveOnce}); err != nil {
 					t.Fatal(err)
 				}
@@ -821,7 +874,395 @@ func TestS54SubagentPermissions(t *testing.T) {
 	if _, ran := results["agent-0/c2"]; !ran {
 		t.Error("the child's npm test did not run")
 	}
+	if got := results["agent-0/c3"]; !childAsked || !strings.Contains(got, "from the child") {
+		t.Errorf("the child's approval was asked %v; its command printed %q", childAsked, got)
+	}
 	if _, err := os.Stat(filepath.Join(r.workDir, "out.txt")); err == nil {
 		t.Error("a denied Write wrote the file")
 	}
+}
+
+func TestS52SubagentTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRigOn(t, llmtest.FakeChatCompletionsWith(t, llmtest.ChatOptions{InMemory: true}))
+		never := llmtest.NewGate()
+		r.route(t,
+			parentRule("go", llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{
+				"prompt": "Never finishes", "description": "Endless work"})), "ok"),
+			childRule("Never finishes", llmtest.Text("late").WithFault(llmtest.Fault{Hold: never})))
+		ms := 60_000 // KIMI_SUBAGENT_TIMEOUT_MS=60000
+		r.cfg.Subagent.TimeoutMs = &ms
+		o := r.opts("")
+		o.Mode = event.ModeAuto
+		o.HTTPClient = r.srv.Client()
+		s, err := session.Open(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := s.Subscribe()
+		start := time.Now()
+		if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+			t.Fatal(err)
+		}
+		var out string
+		for out == "" {
+			ev, err := sub.Next(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e, ok := ev.(event.ToolResult); ok && e.AgentID == session.MainAgentID && e.ToolCallID == "a1" {
+				out = e.Output.Text()
+				if !e.IsError {
+					t.Error("a timed-out subagent is not an error result")
+				}
+			}
+		}
+		if took := time.Since(start); took < time.Minute || took > time.Minute+time.Second {
+			t.Errorf("the Agent call ended after %v, want a minute", took)
+		}
+		for _, want := range []string{"agent_id: agent-0\nactual_subagent_type: coder\nstatus: failed\n\nsubagent error: Agent timed out after 1 minute.",
+			"\nresume_hint: ", `Agent(resume="agent-0", prompt="continue")`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("timed-out result lacks %q:\n%s", want, out)
+			}
+		}
+		never.Release()
+		sub.Close()
+		if err := s.Close(context.WithoutCancel(t.Context())); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Issue 19 item 6: a session with a finished, a running (background) and
+// an interrupted (foreground) child resumes exactly: the parent's open
+// Agent call is closed as interrupted with its outcome unknown, and each
+// child, resumed by its agent id, sends its own history with the new
+// prompt.
+func TestResumeWithFinishedRunningAndInterruptedChildren(t *testing.T) {
+	r := newRig(t)
+	hold := llmtest.NewGate()
+	prompts := map[string]string{"agent-0": "Task A", "agent-1": "Task B", "agent-2": "Task C"}
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "one" {
+				return llmtest.Reply{}, false
+			}
+			var last string
+			for _, u := range c.users {
+				if u == "one" || u == "two" || u == "three" {
+					last = u
+				}
+			}
+			switch {
+			case last == "one" && len(c.toolTexts) == 0:
+				return llmtest.ToolCall("a", "Agent", agentArgs(t, map[string]any{"prompt": "Task A", "description": "A"})), true
+			case last == "two" && len(c.toolTexts) == 1:
+				return llmtest.ToolCall("b", "Agent", agentArgs(t, map[string]any{"prompt": "Task B", "description": "B", "run_in_background": true})), true
+			case last == "two" && len(c.toolTexts) == 2:
+				return llmtest.ToolCall("c", "Agent", agentArgs(t, map[string]any{"prompt": "Task C", "description": "C"})), true
+			case last == "three" && len(c.toolTexts) == 3:
+				return llmtest.ToolCalls(
+					scripted.Call{ID: "ra", Name: "Agent", Arguments: agentArgs(t, map[string]any{"resume": "agent-0", "prompt": "more A", "description": "A again"})},
+					scripted.Call{ID: "rb", Name: "Agent", Arguments: agentArgs(t, map[string]any{"resume": "agent-1", "prompt": "continue B", "description": "B again"})},
+					scripted.Call{ID: "rc", Name: "Agent", Arguments: agentArgs(t, map[string]any{"resume": "agent-2", "prompt": "continue C", "description": "C again"})}), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		func(c call) (llmtest.Reply, bool) { // the children
+			for _, p := range prompts {
+				if c.firstUser() == p {
+					if strings.HasPrefix(c.lastUser(), "more") || strings.HasPrefix(c.lastUser(), "continue") {
+						return llmtest.Text("Resumed " + p + ": " + summary(300)), true
+					}
+					if p == "Task A" {
+						return llmtest.Text("Done " + p + ": " + summary(300)), true
+					}
+					return llmtest.Text("never").WithFault(llmtest.Fault{Hold: hold}), true
+				}
+			}
+			return llmtest.Reply{}, false
+		})
+	o := r.opts("")
+	o.Mode = event.ModeAuto
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := s.Subscribe()
+	if err := s.Prompt(t.Context(), textParts("one")); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, sub)
+	if err := s.Prompt(t.Context(), textParts("two")); err != nil {
+		t.Fatal(err)
+	}
+	started := map[string]bool{}
+	for len(started) < 2 {
+		ev := waitFor(t, sub, "the held children's turns", func(event.Event) bool { return true })
+		if e, ok := ev.(event.StepStarted); ok && (e.AgentID == "agent-1" || e.AgentID == "agent-2") {
+			started[e.AgentID] = true
+		}
+	}
+	sub.Close()
+	closeSession(t, s) // the run ends with B running and C in the middle of its turn
+	hold.Release()
+
+	again, err := session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, again)
+	var closedC string
+	for _, m := range again.History() {
+		for _, p := range m.Content {
+			if m.ToolCallID == "c" {
+				closedC += p.Text
+			}
+		}
+	}
+	// Closing the session stopped C's run: the call says so (a crash
+	// leaves the call open, and the resume closes it as interrupted with
+	// its outcome unknown: TestE2EKilledMidSubagentThenContinue).
+	if !strings.Contains(closedC, "status: failed\n\nsubagent error: The subagent was stopped before it finished.") {
+		t.Errorf("the stopped Agent call's result after resume: %q", closedC)
+	}
+	agents := readState(t, again.Dir())["agents"].(map[string]any)
+	for id := range prompts {
+		if e, ok := agents[id].(map[string]any); !ok || e["type"] != "sub" || e["parentAgentId"] != "main" {
+			t.Errorf("state.json entry of %s: %v", id, agents[id])
+		}
+	}
+	sub = again.Subscribe()
+	defer sub.Close()
+	if err := again.Prompt(t.Context(), textParts("three")); err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, sub)
+	for id, call := range map[string]string{"agent-0": "ra", "agent-1": "rb", "agent-2": "rc"} {
+		out, isErr := toolResultOf(t, evs, call)
+		if isErr || !strings.HasPrefix(out, "agent_id: "+id+"\nactual_subagent_type: coder\nstatus: completed") ||
+			!strings.Contains(out, "Resumed "+prompts[id]) {
+			t.Errorf("resuming %s (error %v):\n%s", id, isErr, out)
+		}
+	}
+	rt := r.srv.Requests()
+	for id, p := range prompts {
+		var last call
+		for _, req := range rt {
+			if c := decodeCall(t, req); c.firstUser() == p {
+				last = c
+			}
+		}
+		want := "continue"
+		if id == "agent-0" {
+			want = "more"
+			if !strings.Contains(string(last.raw.Body), "Done Task A") {
+				t.Errorf("%s's resumed request lacks its earlier answer", id)
+			}
+		}
+		if !strings.HasPrefix(last.lastUser(), want) {
+			t.Errorf("%s's resumed request ends with %q", id, last.lastUser())
+		}
+	}
+}
+
+// Spec 04 §10 scenario 56 through a real child: its mode follows the
+// parent's live until it sets its own.
+func TestSpec04Scenario56ChildModeFollowsTheParent(t *testing.T) {
+	r := newRig(t)
+	r.route(t, childRule("Look around", llmtest.Text("Looked: "+summary(300))))
+	o := r.opts("")
+	o.Mode = event.ModeManual
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeSession(t, s) })
+	h, err := session.SpawnSubagent(t.Context(), s, session.SpawnOptions{Profile: "explore", Prompt: "Look around", Description: "Look"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := h.Wait(t.Context()); err != nil || c.Err != nil || h.AgentID != "agent-0" {
+		t.Fatalf("spawn: %v %v %+v", err, c.Err, h)
+	}
+	if m, err := session.SubagentMode(t.Context(), s, "agent-0"); m != "manual" {
+		t.Errorf("child mode %s (%v), want manual", m, err)
+	}
+	if err := s.SetMode(t.Context(), event.ModeYolo); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := session.SubagentMode(t.Context(), s, "agent-0"); m != "yolo" {
+		t.Errorf("after the parent's switch the child is %s (%v), want yolo", m, err)
+	}
+	if err := session.SetSubagentMode(t.Context(), s, "agent-0", permission.ModeManual); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetMode(t.Context(), event.ModeAuto); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := session.SubagentMode(t.Context(), s, "agent-0"); m != "manual" {
+		t.Errorf("a child with its own mode is %s (%v) after the parent's switch, want manual", m, err)
+	}
+}
+
+// Issue 19 "Bad input": a child cannot resume a sibling, which belongs
+// to another parent.
+func TestS49ResumeOfAnotherParentsChild(t *testing.T) {
+	r := newRig(t)
+	agents := filepath.Join(r.workDir, ".kimi-code", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agents, "lead.md"), []byte("---\ndescription: Leads\ntools: [Agent]\n---\nLead and report in full.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var leadSaw string
+	var mu sync.Mutex
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{"prompt": "Do the first part", "description": "First"})), true
+			case 1:
+				return llmtest.ToolCall("a2", "Agent", agentArgs(t, map[string]any{"prompt": "Lead the rest", "description": "Rest", "subagent_type": "lead"})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		childRule("Do the first part", llmtest.Text("First part done: "+summary(300))),
+		func(c call) (llmtest.Reply, bool) {
+			if !c.isChild("Lead the rest") {
+				return llmtest.Reply{}, false
+			}
+			if len(c.toolTexts) == 0 {
+				return llmtest.ToolCall("l1", "Agent", agentArgs(t, map[string]any{"resume": "agent-0", "prompt": "more", "description": "More"})), true
+			}
+			mu.Lock()
+			leadSaw = c.toolTexts[0]
+			mu.Unlock()
+			return llmtest.Text("Could not resume: " + summary(300)), true
+		})
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	collect(t, sub)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := `subagent error: Agent instance "agent-0" does not belong to this parent agent`; !strings.HasSuffix(leadSaw, "\n"+want) {
+		t.Errorf("the lead's resume of its sibling: %q, want %q", leadSaw, want)
+	}
+}
+
+// The batch scheduler's API (spec 05 §5.5, §5.9): a child that ends on the
+// provider's rate limit fails with a *RateLimitError (and no
+// subagent.failed when the caller asked for quiet), and Retry runs its
+// last turn again without appending the prompt.
+func TestSubagentRateLimitThenRetry(t *testing.T) {
+	r := newRig(t)
+	r.writeConfig(r.configText() + "\n[loop_control]\nmax_attempts_per_step = 1\n")
+	var mu sync.Mutex
+	n := 0
+	r.route(t, func(c call) (llmtest.Reply, bool) {
+		if !c.isChild("Survey the tree") {
+			return llmtest.Reply{}, false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n == 1 {
+			return llmtest.Status(429, `{"error":{"message":"Rate limit reached","type":"rate_limit_error"}}`), true
+		}
+		return llmtest.Text("Surveyed: " + summary(300)), true
+	})
+	s, sub := r.subagentSession(t)
+	ready := make(chan struct{})
+	h, err := session.SpawnSubagent(t.Context(), s, session.SpawnOptions{Profile: "explore", Prompt: "Survey the tree",
+		Description: "Survey", SuppressRateLimitFailure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := h.Wait(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rl *session.RateLimitError
+	if !errors.As(c.Err, &rl) || rl.AgentID != h.AgentID {
+		t.Fatalf("completion error %v (%T), want a *RateLimitError", c.Err, c.Err)
+	}
+	h2, err := session.RetrySubagent(t.Context(), s, h.AgentID, session.SpawnOptions{Description: "Survey",
+		OnReady: func() { close(ready) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = h2.Wait(t.Context())
+	if err != nil || c.Err != nil || !strings.HasPrefix(c.Result, "Surveyed: ") {
+		t.Fatalf("retry: %v %v %q", err, c.Err, c.Result)
+	}
+	<-ready
+	reqs := r.srv.Requests()
+	last := decodeCall(t, reqs[len(reqs)-1])
+	prompts := 0
+	for _, u := range last.users {
+		if strings.Contains(u, "Survey the tree") {
+			prompts++
+		}
+	}
+	if prompts != 1 {
+		t.Errorf("the retried request's user messages %q: the prompt was appended again", last.users)
+	}
+	var spawned, failed, started int
+	waitFor(t, sub, "the retry's completion", func(ev event.Event) bool {
+		switch ev.(type) {
+		case event.SubagentSpawned:
+			spawned++
+		case event.SubagentFailed:
+			failed++
+		case event.SubagentStarted:
+			started++
+		case event.SubagentCompleted:
+			return true
+		}
+		return false
+	})
+	if spawned != 1 || failed != 0 || started != 2 {
+		t.Errorf("events: spawned %d, failed %d, started %d; want 1, 0, 2", spawned, failed, started)
+	}
+}
+
+// Scenario 51, second half: resuming a child while it still runs is
+// refused, and the running child is not disturbed.
+func TestS51ResumeWhileRunning(t *testing.T) {
+	r := newRig(t)
+	hold := llmtest.NewGate()
+	r.route(t,
+		func(c call) (llmtest.Reply, bool) { // the main agent
+			if c.firstUser() != "go" {
+				return llmtest.Reply{}, false
+			}
+			switch len(c.toolTexts) {
+			case 0:
+				return llmtest.ToolCall("a1", "Agent", agentArgs(t, map[string]any{"prompt": "Long job", "description": "Long", "run_in_background": true})), true
+			case 1:
+				return llmtest.ToolCall("a2", "Agent", agentArgs(t, map[string]any{"resume": "agent-0", "prompt": "Also this", "description": "More"})), true
+			}
+			return llmtest.Text("ok"), true
+		},
+		childRule("Long job", llmtest.Text("Long job done: "+summary(300)).WithFault(llmtest.Fault{Hold: hold})))
+	s, sub := r.subagentSession(t)
+	if err := s.Prompt(t.Context(), textParts("go")); err != nil {
+		t.Fatal(err)
+	}
+	ev := waitFor(t, sub, "the resume's result", mainResult("a2")).(event.ToolResult)
+	if want := `subagent error: Agent instance "agent-0" is already running and cannot run concurrently`; !ev.IsError || ev.Output.Text() != want {
+		t.Errorf("resume of a running child: %q, want %q", ev.Output.Text(), want)
+	}
+	hold.Release()
+	waitFor(t, sub, "the running child's completion", func(ev event.Event) bool {
+		e, ok := ev.(event.SubagentCompleted)
+		return ok && e.SubagentID == "agent-0" && strings.HasPrefix(e.ResultSummary, "Long job done")
+	})
 }

@@ -172,6 +172,7 @@ func (t *Agent) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.Too
 	return loop.Execution{
 		Accesses:     loop.None(), // many Agent calls run at once
 		Description:  desc,
+		Display:      &AgentCallDisplay{AgentName: profile, Prompt: a.Prompt, Background: a.RunInBackground},
 		ApprovalRule: NameAgent,
 		MatchesRule:  workspace.StringRuleMatcher(profile),
 		Execute: func(ctx context.Context, ec loop.ExecCtx) (loop.ToolResult, error) {
@@ -249,13 +250,35 @@ func (t *Agent) execute(ctx context.Context, ec loop.ExecCtx, a agentArgs) loop.
 		msg = "Agent timed out after " + FormatDuration(t.o.Launcher.Timeout()) + ".\nresume_hint: " +
 			fill(agentTimeoutHintMD, run.AgentID())
 	case info.StopReason == interruptedByUser:
-		msg = strings.TrimSpace(agentInterruptedMD)
+		// The call ended while the task was attached: the user's cancel,
+		// or the agent closing.
+		msg = stoppedMessage(ctx)
 	case info.StopReason != "":
 		msg = info.StopReason
 	default:
 		msg = stoppedBeforeFinish
 	}
 	return loop.ErrorResult(head + "status: failed\n\nsubagent error: " + msg)
+}
+
+// DisplayAgentCall is the display kind of an Agent call.
+const DisplayAgentCall loop.DisplayKind = "agent_call"
+
+// AgentCallDisplay shows an Agent call (spec 05 §5.6): the profile that
+// runs it, the prompt, and whether it runs in the background.
+type AgentCallDisplay struct {
+	AgentName  string `json:"agent_name"`
+	Prompt     string `json:"prompt"`
+	Background bool   `json:"background"`
+}
+
+// DisplayKind implements loop.Display.
+func (*AgentCallDisplay) DisplayKind() loop.DisplayKind { return DisplayAgentCall }
+
+// MarshalJSON writes {"kind":"agent_call",…}.
+func (d *AgentCallDisplay) MarshalJSON() ([]byte, error) {
+	type plain AgentCallDisplay
+	return loop.MarshalDisplay(DisplayAgentCall, (*plain)(d))
 }
 
 // interruptedByUser is the stop reason of a foreground task whose call

@@ -268,8 +268,8 @@ func (e *entry) over() bool {
 // home deleted while kimigo runs stays deleted (the records' writer
 // reports it) instead of coming back with only task files in it.
 func (m *Manager) ensureDir(dir string) error {
-	if _, err := m.fs.Stat(m.o.Dir); err != nil {
+	if err := osenv.MkdirBelow(m.fs, m.o.Dir, dir, 0o700); err != nil {
 		return fmt.Errorf("agent home %s: %w", m.o.Dir, err)
 	}
-	return m.fs.MkdirAll(dir, 0o700)
+	return nil
 }

@@ -2,6 +2,7 @@ package background_test
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +237,62 @@ func TestRecordsFollowTheTask(t *testing.T) {
 	}
 	if !background.ValidID(h.ID()) || background.ValidID("../etc") {
 		t.Error("ValidID")
+	}
+}
+
+// racingFS deletes the agent's home while kimigo makes a directory in
+// it, as a user's rm -rf would: right after a look at the home succeeds,
+// or just before a directory is made.
+type racingFS struct {
+	osenv.FS
+	home  string
+	armed bool
+}
+
+func (r *racingFS) strike() {
+	if r.armed {
+		os.RemoveAll(filepath.Dir(r.home))
+	}
+}
+
+func (r *racingFS) Stat(name string) (fs.FileInfo, error) {
+	fi, err := r.FS.Stat(name)
+	if name == r.home && err == nil {
+		r.strike()
+	}
+	return fi, err
+}
+
+func (r *racingFS) Mkdir(name string, perm fs.FileMode) error {
+	r.strike()
+	return r.FS.Mkdir(name, perm)
+}
+
+func (r *racingFS) MkdirAll(name string, perm fs.FileMode) error {
+	r.strike()
+	return r.FS.MkdirAll(name, perm)
+}
+
+// A home deleted while a task runs (the user removed the session) stays
+// deleted, however the deletion falls between kimigo's steps: the task's
+// later records and output fail, logged, instead of bringing the home
+// back with only task files in it.
+func TestDeletedHomeStaysDeleted(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "agents", "main")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rfs := &racingFS{FS: osenv.NewLocal(osenv.LocalOptions{}), home: home}
+	m, _ := newManager(t, background.Options{Dir: home, FS: rfs})
+	g := newGated(true)
+	h := mustRegister(t, m, background.NewAgentTask(g.spec("review")), background.RegisterOptions{})
+	rfs.armed = true
+	g.finish("done")
+	<-h.Done()
+	if _, known := m.Wait(t.Context(), h.ID()); !known {
+		t.Fatalf("task %s unknown after it ended", h.ID())
+	}
+	if _, err := os.Stat(filepath.Dir(home)); !os.IsNotExist(err) {
+		t.Errorf("the deleted home came back: %v", err)
 	}
 }

@@ -93,7 +93,7 @@ func (s *blobStore) write(hash string, data []byte) (created bool, err error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("write blob %s: %w", name, err)
 	}
-	if err := s.fs.MkdirAll(s.dir, 0o700); err != nil {
+	if err := osenv.MkdirBelow(s.fs, filepath.Dir(s.dir), s.dir, 0o700); err != nil { // a deleted home stays deleted
 		return false, fmt.Errorf("write blob %s: %w", name, err)
 	}
 	tmp := name + ".tmp"

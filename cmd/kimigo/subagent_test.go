@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,5 +152,98 @@ func TestE2EBackgroundSubagentAnsweredInTheSameRun(t *testing.T) {
 	}
 	if b, err := os.ReadFile(logs[0]); err != nil || string(b) != strings.TrimSpace(handoff) {
 		t.Errorf("the task's log: %q %v", b, err)
+	}
+}
+
+// Issue 19 item 6 through the binary: kimigo killed while a foreground
+// subagent waits for the model; -c closes the parent's Agent call as
+// interrupted with its outcome unknown, and the child, resumed by its
+// agent id, goes on from its own history.
+func TestE2EKilledMidSubagentThenContinue(t *testing.T) {
+	c := newCLI(t)
+	srv := c.fake("openai")
+	held := llmtest.NewGate()
+	defer held.Release()
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		resumed := slices.Contains(turn.users, "continue")
+		switch {
+		case turn.first == "start the survey" && turn.tools == 0:
+			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{"prompt": "Survey the modules.", "description": "Survey"}))
+		case turn.first == "start the survey" && turn.tools == 1 && strings.Contains(string(r.Body), "outcome is unknown"):
+			return llmtest.ToolCall("call_b", "Agent", argsJSON(t, map[string]any{"resume": "agent-0", "prompt": "continue", "description": "Survey again"}))
+		case turn.first == "start the survey":
+			return llmtest.Text("The survey is done.")
+		case turn.first == "Survey the modules." && resumed:
+			return llmtest.Text("Every module surveyed. " + strings.Repeat("All of them have tests. ", 10))
+		case turn.first == "Survey the modules.":
+			return llmtest.Reply{Fault: llmtest.Fault{Hold: held}}
+		}
+		t.Errorf("unexpected request: %+v", turn)
+		return llmtest.Text("?")
+	})
+	r := c.interrupt(syscall.SIGKILL, held.IsReached, "-p", "start the survey")
+	if r.code == 0 {
+		t.Fatalf("kimigo was not killed: %v", r)
+	}
+	r = c.mustRun("-c", "-p", "what happened?")
+	if r.stdout != "The survey is done.\n" {
+		t.Errorf("stdout %q\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	var childAgain bool
+	for _, req := range srv.Requests() {
+		turn := decodeChatTurn(t, req)
+		if turn.first == "Survey the modules." && slices.Contains(turn.users, "continue") {
+			childAgain = true
+		}
+	}
+	if !childAgain {
+		for i, req := range srv.Requests() {
+			t.Logf("request %d: %+v", i, decodeChatTurn(t, req))
+		}
+		t.Error("the child was not resumed with its own history")
+	}
+}
+
+// Spec 06 §6.4: SubagentStart runs before the child's turn (matcher: the
+// profile; a blocking exit cannot veto it), SubagentStop after its
+// handoff, each with the first 500 characters of the prompt or response.
+func TestE2ESubagentHooks(t *testing.T) {
+	c := newCLI(t)
+	log := filepath.Join(c.root, "hooks.jsonl")
+	c.write("../kimigo/config.toml", `[[hooks]]
+event = "SubagentStart"
+matcher = "^explore$"
+command = "cat >> `+log+`; echo >> `+log+`; exit 2"
+
+[[hooks]]
+event = "SubagentStop"
+command = "cat >> `+log+`; echo >> `+log+`"
+`)
+	srv := c.fake("openai")
+	long := strings.Repeat("p", 600)
+	answer := "Found it. " + strings.Repeat("r", 600)
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		switch {
+		case turn.first == "look" && turn.tools == 0:
+			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{"prompt": long, "description": "Look", "subagent_type": "explore"}))
+		case turn.first == "look":
+			return llmtest.Text("done")
+		}
+		return llmtest.Text(answer)
+	})
+	if r := c.mustRun("-p", "look"); r.stdout != "done\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	got := hookLog(t, log)
+	if len(got) != 2 {
+		t.Fatalf("hook log: %v", got)
+	}
+	if got[0]["hook_event_name"] != "SubagentStart" || got[0]["agent_name"] != "explore" || got[0]["prompt"] != long[:500] {
+		t.Errorf("SubagentStart input: %v", got[0])
+	}
+	if got[1]["hook_event_name"] != "SubagentStop" || got[1]["agent_name"] != "explore" || got[1]["response"] != answer[:500] {
+		t.Errorf("SubagentStop input: %v", got[1])
 	}
 }

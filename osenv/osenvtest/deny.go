@@ -61,6 +61,9 @@ func (d *DenyEnv) OpenFile(name string, flag int, perm fs.FileMode) (osenv.File,
 // MkdirAll is denied.
 func (d *DenyEnv) MkdirAll(name string, _ fs.FileMode) error { return d.deny("mkdir", name) }
 
+// Mkdir is denied.
+func (d *DenyEnv) Mkdir(name string, _ fs.FileMode) error { return d.deny("mkdir", name) }
+
 // Rename is denied.
 func (d *DenyEnv) Rename(oldpath, newpath string) error {
 	return d.deny("rename", oldpath+" -> "+newpath)

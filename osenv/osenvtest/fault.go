@@ -149,6 +149,14 @@ func (f *FaultFS) MkdirAll(name string, perm fs.FileMode) error {
 	return f.FS.MkdirAll(name, perm)
 }
 
+// Mkdir fails under an OpMkdir fault.
+func (f *FaultFS) Mkdir(name string, perm fs.FileMode) error {
+	if err := f.fail(OpMkdir, name); err != nil {
+		return err
+	}
+	return f.FS.Mkdir(name, perm)
+}
+
 // Rename fails under an OpRename fault matching newpath.
 func (f *FaultFS) Rename(oldpath, newpath string) error {
 	if fl := f.check(OpRename, newpath); fl != nil {

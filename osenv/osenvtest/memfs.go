@@ -237,6 +237,21 @@ func (m *MemFS) MkdirAll(name string, perm fs.FileMode) error {
 	return nil
 }
 
+// Mkdir creates name, whose parent must be a directory.
+func (m *MemFS) Mkdir(name string, perm fs.FileMode) error {
+	p := m.abs(name)
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
+	if _, ok := m.s.nodes[p]; ok {
+		return perr("mkdir", p, syscall.EEXIST)
+	}
+	if err := m.s.parentDir("mkdir", p); err != nil {
+		return err
+	}
+	m.s.nodes[p] = &memNode{dir: true, mode: fs.ModeDir | perm.Perm(), mtime: m.s.now()}
+	return nil
+}
+
 // Rename moves a file or a directory tree.
 func (m *MemFS) Rename(oldpath, newpath string) error {
 	op, np := m.abs(oldpath), m.abs(newpath)

@@ -1,0 +1,165 @@
+package session_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/llm/llmtest"
+	"github.com/kimigo/kimigo/session"
+)
+
+// Benchmarks of issue 19 (run by hand, not in CI):
+//
+//	go test ./session -run '^$' -bench Subagent -benchtime 5x
+//
+// BenchmarkConcurrentSubagents/{1,100} spawns 1 or 100 children at once,
+// in a new session each time, against the loopback fake and reports the
+// median and worst time from a spawn to the child's first request
+// reaching the fake, and the process's peak RSS (VmHWM: the test binary,
+// the fake and the session together).
+// BenchmarkSubagentOverhead/{agent,plain} run a main turn whose one tool
+// call is an Agent call (the child answers at once) or a plain Glob; the
+// difference of the two is a child's spawn-and-handoff overhead.
+
+func BenchmarkConcurrentSubagents(b *testing.B) {
+	for _, children := range []int{1, 100} {
+		b.Run(strconv.Itoa(children), func(b *testing.B) { benchSpawn(b, children) })
+	}
+}
+
+// benchSpawn opens a session per iteration and spawns children at once.
+func benchSpawn(b *testing.B, children int) {
+	r := newBenchRig(b)
+	var mu sync.Mutex
+	arrived := map[string]time.Time{}
+	r.srv.Respond(func(req *llmtest.Request) llmtest.Reply {
+		c := decodeCall(b, req)
+		mu.Lock()
+		if _, ok := arrived[c.firstUser()]; !ok {
+			arrived[c.firstUser()] = time.Now()
+		}
+		mu.Unlock()
+		return llmtest.Text("Handoff: " + strings.Repeat("x", 250))
+	}).DropBodies()
+	var lat []time.Duration
+	for i := 0; b.Loop(); i++ {
+		o := r.opts("")
+		o.Mode = event.ModeAuto
+		s, err := session.Open(b.Context(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		spawned := make([]time.Time, children)
+		handles := make([]*session.SubagentHandle, children)
+		var wg sync.WaitGroup
+		for j := range children {
+			wg.Go(func() {
+				spawned[j] = time.Now()
+				h, err := session.SpawnSubagent(b.Context(), s, session.SpawnOptions{Profile: "coder",
+					Prompt: fmt.Sprintf("task %d/%d", i, j), Description: "bench"})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				handles[j] = h
+			})
+		}
+		wg.Wait()
+		for _, h := range handles {
+			if h == nil {
+				continue
+			}
+			if c, err := h.Wait(b.Context()); err != nil || c.Err != nil {
+				b.Fatal(err, c.Err)
+			}
+		}
+		mu.Lock()
+		for j := range children {
+			lat = append(lat, arrived[fmt.Sprintf("task %d/%d", i, j)].Sub(spawned[j]))
+		}
+		mu.Unlock()
+		if err := s.Close(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-spawn-to-request-median")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ms-spawn-to-request-max")
+	b.ReportMetric(peakRSSMiB(b), "MiB-peak-RSS")
+}
+
+func BenchmarkSubagentOverhead(b *testing.B) {
+	for _, mode := range []string{"agent", "plain"} {
+		b.Run(mode, func(b *testing.B) {
+			r := newBenchRig(b)
+			r.srv.Respond(func(req *llmtest.Request) llmtest.Reply {
+				c := decodeCall(b, req)
+				switch {
+				case strings.HasPrefix(c.firstUser(), "child"):
+					return llmtest.Text("Handoff: " + strings.Repeat("x", 250))
+				case len(c.toolTexts) < len(c.users):
+					if mode == "agent" {
+						return llmtest.ToolCall("a"+strconv.Itoa(len(c.users)), "Agent",
+							`{"prompt":"child `+strconv.Itoa(len(c.users))+`","description":"bench"}`)
+					}
+					return llmtest.ToolCall("g"+strconv.Itoa(len(c.users)), "Glob", `{"pattern":"*.none"}`)
+				}
+				return llmtest.Text("ok")
+			}).DropBodies()
+			o := r.opts("")
+			o.Mode = event.ModeAuto
+			s, err := session.Open(b.Context(), o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close(b.Context())
+			sub := s.Subscribe()
+			defer sub.Close()
+			b.ResetTimer()
+			for range b.N {
+				if err := s.Prompt(b.Context(), textParts("go")); err != nil {
+					b.Fatal(err)
+				}
+				for {
+					ev, err := sub.Next(b.Context())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+// newBenchRig is a rig for a benchmark.
+func newBenchRig(b *testing.B) *rig {
+	return newRigOn(b, llmtest.FakeChatCompletions(b))
+}
+
+// peakRSSMiB is the process's peak resident set (VmHWM), 0 where
+// /proc is missing.
+func peakRSSMiB(b *testing.B) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for l := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			if err == nil {
+				return float64(kb) / 1024
+			}
+		}
+	}
+	return 0
+}
