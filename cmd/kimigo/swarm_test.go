@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,13 +44,20 @@ func childOf(turn chatTurn) string {
 // Twenty children; the fake answers 429 to the first request of four of
 // them (the loop retries those) and to every request part-20's child
 // sends until the batch scheduler requeues it, while part-19's child is
-// still working: part-20 is suspended and retried with the same agent id,
-// and all twenty complete.
+// still working (its reply waits for part-20's retry): part-20 is
+// suspended and retried with the same agent id, and all twenty complete.
 func TestE2ESwarmOf20WithRateLimits(t *testing.T) {
 	c := newCLI(t)
 	c.env["KIMI_LOOP_MAX_ATTEMPTS_PER_STEP"] = "2" // part-20's turn gives up after two 429s
 	srv := c.fake("openai")
 	items := swarmItems()
+	// part-19's reply waits for part-20's retry, so part-20 is never the
+	// last unfinished task when it is rate limited, however slow the
+	// machine. The timer only keeps a broken scheduler from hanging the
+	// test; the assertions below then fail.
+	retried := llmtest.NewGate()
+	defer time.AfterFunc(2*time.Minute, retried.Release).Stop()
+	defer retried.Release()
 	var mu sync.Mutex
 	seen := map[string][]time.Time{}
 	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
@@ -69,12 +77,12 @@ func TestE2ESwarmOf20WithRateLimits(t *testing.T) {
 		switch {
 		case item == "part-20" && n <= 2:
 			return llmtest.ChatRateLimited(0)
+		case item == "part-20":
+			retried.Release()
 		case (item == "part-02" || item == "part-07" || item == "part-12" || item == "part-17") && n == 1:
 			return llmtest.ChatRateLimited(0)
 		case item == "part-19":
-			// Still working when part-20 is rate limited, so part-20 is
-			// not the last unfinished task and is requeued.
-			return llmtest.Text(childReport(item)).WithFault(llmtest.Fault{FirstByteDelay: 5 * time.Second})
+			return llmtest.Text(childReport(item)).WithFault(llmtest.Fault{Hold: retried})
 		}
 		return llmtest.Text(childReport(item))
 	})
@@ -173,10 +181,30 @@ func TestE2ESwarmKilledThenContinued(t *testing.T) {
 		t.Fatalf("kimigo was not killed: %v", res)
 	}
 	gate.Release()
+	mu.Lock()
+	before := maps.Clone(children)
+	mu.Unlock()
+	sent := len(srv.Requests())
 	r := c.mustRun("-c", "-p", "continue part-03", "--yolo")
 	if r.stdout != "Picked up where the swarm stopped.\n" || strings.Contains(r.stderr, "panic") {
 		t.Fatalf("continued run:\n%v", r)
 	}
+	// The continued session closed the killed swarm call as interrupted
+	// and started no child but the one it resumed.
+	if first := string(srv.Request(sent).Body); !strings.Contains(first, "Tool execution was interrupted before its result was recorded") {
+		t.Errorf("the continued run's first request does not close the swarm call as interrupted:\n%s", first)
+	}
+	mu.Lock()
+	for item, n := range children {
+		want := before[item]
+		if item == "part-03" {
+			want++
+		}
+		if n != want {
+			t.Errorf("%s's child sent %d requests after the restart, want %d", item, n-before[item], want-before[item])
+		}
+	}
+	mu.Unlock()
 	// The resumed child's request holds its first prompt, from its own
 	// log, and the new one.
 	var resumed string
