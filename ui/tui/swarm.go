@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/ui/render"
 )
 
@@ -45,6 +46,35 @@ func cmdSwarm(c *Ctx, args string) tea.Cmd {
 		c.Warn("Cannot start a swarm task while streaming — press Esc or Ctrl-C first.")
 		return nil
 	}
+	if m.mode() != event.ModeManual {
+		return startSwarmTask(m, sw, args)
+	}
+	// In manual mode every child's call would ask: offer auto or yolo
+	// first (spec 04 §7.2). Closing the picker starts nothing.
+	var items []choice
+	for _, md := range []event.PermissionMode{event.ModeAuto, event.ModeYolo, event.ModeManual} {
+		items = append(items, choice{label: string(md), detail: modeDescriptions[md], value: md})
+	}
+	p := newPicker("A swarm runs many subagents: switch the permission mode first?", items)
+	p.choose = func(m *Model, ch choice) tea.Cmd {
+		if m.busy() {
+			m.notice(render.Warning, "Cannot start a swarm task while streaming — press Esc or Ctrl-C first.")
+			return nil
+		}
+		var mode tea.Cmd
+		if md := ch.value.(event.PermissionMode); md != m.mode() {
+			mode = m.setMode(md) // queued before the task: the calls run in order
+		}
+		return tea.Batch(mode, startSwarmTask(m, sw, args))
+	}
+	m.overlay = p
+	return nil
+}
+
+// startSwarmTask shows task as the user's prompt and runs it in swarm
+// mode.
+func startSwarmTask(m *Model, sw swarmer, task string) tea.Cmd {
+	args := task
 	m.print(render.UserMessage(m.theme, args, m.width, false))
 	m.prompts = append(m.prompts, args)
 	m.content = true
