@@ -185,7 +185,8 @@
 //     rate-limit failures, which the scheduler retries) and publishes
 //     subagent.suspended on the parent. Swarm mode of the main agent
 //     (modes.go): SwarmMode, SetSwarmMode (/swarm on|off), StartSwarmTask
-//     (/swarm <task>), event.Status.SwarmMode.
+//     (/swarm <task>), event.Status.SwarmMode. BenchmarkSwarm100
+//     (swarm_bench_test.go) times a swarm of 100 and its launches.
 //
 // It does not own: reading configuration files (the front end loads the
 // configuration at the edge and passes it), the records format and the
