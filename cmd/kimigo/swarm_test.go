@@ -222,3 +222,75 @@ func TestE2ESwarmKilledThenContinued(t *testing.T) {
 		t.Errorf("the parent's last request lacks the resumed child's result:\n%s", last)
 	}
 }
+
+// KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY reaches the scheduler through the
+// binary: with 2, no more than two children of four are at the model at
+// once; with "abc", the call fails with the positive-integer message and
+// no child starts (spec 05 §5.7, S60).
+func TestE2ESwarmConcurrencyFromEnv(t *testing.T) {
+	for _, tt := range []struct {
+		value    string
+		children int
+	}{{"2", 4}, {"abc", 0}} {
+		t.Run(tt.value, func(t *testing.T) {
+			c := newCLI(t)
+			c.env["KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY"] = tt.value
+			srv := c.fake("openai")
+			var mu sync.Mutex
+			inFlight, most := 0, 0
+			seen := map[string]bool{}
+			srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+				turn := decodeChatTurn(t, r)
+				item := childOf(turn)
+				if item == "" {
+					if turn.tools == 0 {
+						return llmtest.ToolCall("call_s", "AgentSwarm", argsJSON(t, map[string]any{"description": "review",
+							"prompt_template": "Review {{item}} and report.", "items": []string{"a", "b", "c", "d"}}))
+					}
+					return llmtest.Text("Done.")
+				}
+				mu.Lock()
+				seen[item] = true
+				inFlight++
+				most = max(most, inFlight)
+				mu.Unlock()
+				// Each child stays at the model until two are (or 5 s
+				// passed), then long enough for a third to show up were
+				// it let through.
+				for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+					mu.Lock()
+					two := most >= 2
+					mu.Unlock()
+					if two {
+						break
+					}
+				}
+				time.Sleep(300 * time.Millisecond)
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+				return llmtest.Text(childReport(item))
+			})
+			r := c.mustRun("-p", "review", "--yolo")
+			if r.stdout != "Done.\n" {
+				t.Fatalf("stdout %q\nstderr:\n%s", r.stdout, r.stderr)
+			}
+			last := string(srv.Request(len(srv.Requests()) - 1).Body)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(seen) != tt.children {
+				t.Errorf("%d children reached the model, want %d", len(seen), tt.children)
+			}
+			switch tt.value {
+			case "2":
+				if most != 2 || !strings.Contains(last, "<summary>completed: 4</summary>") {
+					t.Errorf("at most %d children at once, want 2; the parent's last request:\n%s", most, last)
+				}
+			default:
+				if want := `KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY must be a positive integer, got \"abc\".`; !strings.Contains(last, want) {
+					t.Errorf("the parent's last request lacks %s:\n%s", want, last)
+				}
+			}
+		})
+	}
+}
