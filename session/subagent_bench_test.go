@@ -26,11 +26,12 @@ import (
 // first request divided by the children (what each child costs when
 // they queue for the CPU), and the process's peak RSS (VmHWM: the test binary,
 // the fake and the session together).
-// BenchmarkSubagentOverhead/{agent,plain} run a main turn, in a new
-// session each time, whose one tool call is an Agent call (the child
-// answers at once, in one model request) or a plain Glob, and report the
-// median turn; the difference of the two medians is a child's
-// spawn-and-handoff overhead, its one model round trip included.
+// BenchmarkSubagentOverhead runs pairs of main turns, each in a new
+// session: one whose one tool call is an Agent call (the child answers at
+// once, in one model request) and one whose call is a plain Glob. It
+// reports the median of each and the median of the pairs' differences:
+// a child's spawn-and-handoff overhead, its one model round trip
+// included.
 // bench/subagents.sh measures the whole kimigo process instead.
 
 func BenchmarkConcurrentSubagents(b *testing.B) {
@@ -112,67 +113,76 @@ func benchSpawn(b *testing.B, children int) {
 }
 
 func BenchmarkSubagentOverhead(b *testing.B) {
-	for _, mode := range []string{"agent", "plain"} {
-		b.Run(mode, func(b *testing.B) {
-			r := newBenchRig(b)
-			r.srv.Respond(func(req *llmtest.Request) llmtest.Reply {
-				c := decodeCall(b, req)
-				switch {
-				case strings.HasPrefix(c.firstUser(), "child"):
-					return llmtest.Text("Handoff: " + strings.Repeat("x", 250))
-				case len(c.toolTexts) == 0: // one call per turn
-					if mode == "agent" {
-						return llmtest.ToolCall("a1", "Agent", `{"prompt":"child 1","description":"bench"}`)
-					}
-					return llmtest.ToolCall("g1", "Glob", `{"pattern":"*.none"}`)
-				}
-				return llmtest.Text("ok")
-			}).DropBodies()
-			// Each iteration is a new session, so every turn sends the
-			// same history and state.json holds one child; only the
-			// turn is timed.
-			turn := func() time.Duration {
-				b.StopTimer()
-				o := r.opts("")
-				o.Mode = event.ModeAuto
-				s, err := session.Open(b.Context(), o)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sub := s.Subscribe()
-				start := time.Now()
-				b.StartTimer()
-				if err := s.Prompt(b.Context(), textParts("go")); err != nil {
-					b.Fatal(err)
-				}
-				for {
-					ev, err := sub.Next(b.Context())
-					if err != nil {
-						b.Fatal(err)
-					}
-					if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
-						break
-					}
-				}
-				b.StopTimer()
-				took := time.Since(start)
-				sub.Close()
-				if err := s.Close(b.Context()); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				return took
+	r := newBenchRig(b)
+	r.srv.Respond(func(req *llmtest.Request) llmtest.Reply {
+		c := decodeCall(b, req)
+		switch {
+		case strings.HasPrefix(c.firstUser(), "child"):
+			return llmtest.Text("Handoff: " + strings.Repeat("x", 250))
+		case len(c.toolTexts) > 0:
+			return llmtest.Text("ok")
+		case c.firstUser() == "agent": // one call per turn
+			return llmtest.ToolCall("a1", "Agent", `{"prompt":"child 1","description":"bench"}`)
+		}
+		return llmtest.ToolCall("g1", "Glob", `{"pattern":"*.none"}`)
+	}).DropBodies()
+	// Each turn runs in a new session, so every turn sends the same
+	// history and state.json holds at most one child; only the turn is
+	// timed.
+	turn := func(prompt string) time.Duration {
+		b.StopTimer()
+		defer b.StartTimer()
+		o := r.opts("")
+		o.Mode = event.ModeAuto
+		s, err := session.Open(b.Context(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sub := s.Subscribe()
+		start := time.Now()
+		b.StartTimer()
+		if err := s.Prompt(b.Context(), textParts(prompt)); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			ev, err := sub.Next(b.Context())
+			if err != nil {
+				b.Fatal(err)
 			}
-			turn() // warm up: the first session's connections and caches
-			b.ResetTimer()
-			var took []time.Duration
-			for range b.N {
-				took = append(took, turn())
+			if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
+				break
 			}
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-turn-median")
-		})
+		}
+		b.StopTimer()
+		took := time.Since(start)
+		sub.Close()
+		if err := s.Close(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		return took
 	}
+	turn("agent") // warm up: the first session's connections and caches
+	turn("plain")
+	b.ResetTimer()
+	var agent, plain, diff []time.Duration
+	for i := 0; b.Loop(); i++ {
+		// The two kinds take turns, each first in every other pair, so
+		// a change of the machine's load skews both alike.
+		var a, p time.Duration
+		if i%2 == 0 {
+			a, p = turn("agent"), turn("plain")
+		} else {
+			p, a = turn("plain"), turn("agent")
+		}
+		agent, plain, diff = append(agent, a), append(plain, p), append(diff, a-p)
+	}
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(med(agent), "ms-agent-turn-median")
+	b.ReportMetric(med(plain), "ms-plain-turn-median")
+	b.ReportMetric(med(diff), "ms-overhead-median")
 }
 
 // newBenchRig is a rig for a benchmark.
