@@ -22,11 +22,17 @@ import (
 // BenchmarkConcurrentSubagents/{1,100} spawns 1 or 100 children at once,
 // in a new session each time, against the loopback fake and reports the
 // median and worst time from a spawn to the child's first request
-// reaching the fake, and the process's peak RSS (VmHWM: the test binary,
+// reaching the fake, the time from the first spawn to the last child's
+// first request divided by the children (what each child costs when
+// they queue for the CPU), and the process's peak RSS (VmHWM: the test binary,
 // the fake and the session together).
-// BenchmarkSubagentOverhead/{agent,plain} run a main turn whose one tool
-// call is an Agent call (the child answers at once) or a plain Glob; the
-// difference of the two is a child's spawn-and-handoff overhead.
+// BenchmarkSubagentOverhead runs pairs of main turns, each in a new
+// session: one whose one tool call is an Agent call (the child answers at
+// once, in one model request) and one whose call is a plain Glob. It
+// reports the median of each and the median of the pairs' differences:
+// a child's spawn-and-handoff overhead, its one model round trip
+// included.
+// bench/subagents.sh measures the whole kimigo process instead.
 
 func BenchmarkConcurrentSubagents(b *testing.B) {
 	for _, children := range []int{1, 100} {
@@ -48,7 +54,7 @@ func benchSpawn(b *testing.B, children int) {
 		mu.Unlock()
 		return llmtest.Text("Handoff: " + strings.Repeat("x", 250))
 	}).DropBodies()
-	var lat []time.Duration
+	var lat, batch []time.Duration
 	for i := 0; b.Loop(); i++ {
 		o := r.opts("")
 		o.Mode = event.ModeAuto
@@ -81,64 +87,102 @@ func benchSpawn(b *testing.B, children int) {
 			}
 		}
 		mu.Lock()
+		first, last := spawned[0], time.Time{}
 		for j := range children {
-			lat = append(lat, arrived[fmt.Sprintf("task %d/%d", i, j)].Sub(spawned[j]))
+			at := arrived[fmt.Sprintf("task %d/%d", i, j)]
+			lat = append(lat, at.Sub(spawned[j]))
+			if spawned[j].Before(first) {
+				first = spawned[j]
+			}
+			if at.After(last) {
+				last = at
+			}
 		}
 		mu.Unlock()
+		batch = append(batch, last.Sub(first)/time.Duration(children))
 		if err := s.Close(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}
 	slices.Sort(lat)
+	slices.Sort(batch)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-spawn-to-request-median")
+	b.ReportMetric(float64(batch[len(batch)/2].Microseconds())/1000, "ms-batch-per-child-median")
 	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "ms-spawn-to-request-max")
 	b.ReportMetric(peakRSSMiB(b), "MiB-peak-RSS")
 }
 
 func BenchmarkSubagentOverhead(b *testing.B) {
-	for _, mode := range []string{"agent", "plain"} {
-		b.Run(mode, func(b *testing.B) {
-			r := newBenchRig(b)
-			r.srv.Respond(func(req *llmtest.Request) llmtest.Reply {
-				c := decodeCall(b, req)
-				switch {
-				case strings.HasPrefix(c.firstUser(), "child"):
-					return llmtest.Text("Handoff: " + strings.Repeat("x", 250))
-				case len(c.toolTexts) < len(c.users):
-					if mode == "agent" {
-						return llmtest.ToolCall("a"+strconv.Itoa(len(c.users)), "Agent",
-							`{"prompt":"child `+strconv.Itoa(len(c.users))+`","description":"bench"}`)
-					}
-					return llmtest.ToolCall("g"+strconv.Itoa(len(c.users)), "Glob", `{"pattern":"*.none"}`)
-				}
-				return llmtest.Text("ok")
-			}).DropBodies()
-			o := r.opts("")
-			o.Mode = event.ModeAuto
-			s, err := session.Open(b.Context(), o)
+	r := newBenchRig(b)
+	r.srv.Respond(func(req *llmtest.Request) llmtest.Reply {
+		c := decodeCall(b, req)
+		switch {
+		case strings.HasPrefix(c.firstUser(), "child"):
+			return llmtest.Text("Handoff: " + strings.Repeat("x", 250))
+		case len(c.toolTexts) > 0:
+			return llmtest.Text("ok")
+		case c.firstUser() == "agent": // one call per turn
+			return llmtest.ToolCall("a1", "Agent", `{"prompt":"child 1","description":"bench"}`)
+		}
+		return llmtest.ToolCall("g1", "Glob", `{"pattern":"*.none"}`)
+	}).DropBodies()
+	// Each turn runs in a new session, so every turn sends the same
+	// history and state.json holds at most one child; only the turn is
+	// timed.
+	turn := func(prompt string) time.Duration {
+		b.StopTimer()
+		defer b.StartTimer()
+		o := r.opts("")
+		o.Mode = event.ModeAuto
+		s, err := session.Open(b.Context(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sub := s.Subscribe()
+		start := time.Now()
+		b.StartTimer()
+		if err := s.Prompt(b.Context(), textParts(prompt)); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			ev, err := sub.Next(b.Context())
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer s.Close(b.Context())
-			sub := s.Subscribe()
-			defer sub.Close()
-			b.ResetTimer()
-			for range b.N {
-				if err := s.Prompt(b.Context(), textParts("go")); err != nil {
-					b.Fatal(err)
-				}
-				for {
-					ev, err := sub.Next(b.Context())
-					if err != nil {
-						b.Fatal(err)
-					}
-					if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
-						break
-					}
-				}
+			if e, ok := ev.(event.TurnEnded); ok && e.AgentID == session.MainAgentID {
+				break
 			}
-		})
+		}
+		b.StopTimer()
+		took := time.Since(start)
+		sub.Close()
+		if err := s.Close(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		return took
 	}
+	turn("agent") // warm up: the first session's connections and caches
+	turn("plain")
+	b.ResetTimer()
+	var agent, plain, diff []time.Duration
+	for i := 0; b.Loop(); i++ {
+		// The two kinds take turns, each first in every other pair, so
+		// a change of the machine's load skews both alike.
+		var a, p time.Duration
+		if i%2 == 0 {
+			a, p = turn("agent"), turn("plain")
+		} else {
+			p, a = turn("plain"), turn("agent")
+		}
+		agent, plain, diff = append(agent, a), append(plain, p), append(diff, a-p)
+	}
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(med(agent), "ms-agent-turn-median")
+	b.ReportMetric(med(plain), "ms-plain-turn-median")
+	b.ReportMetric(med(diff), "ms-overhead-median")
 }
 
 // newBenchRig is a rig for a benchmark.

@@ -247,3 +247,56 @@ command = "cat >> `+log+`; echo >> `+log+`"
 		t.Errorf("SubagentStop input: %v", got[1])
 	}
 }
+
+// Issue 19 item 4 in print mode: a child's call that needs approval is
+// denied by the headless rules, as the main agent's would be, with the
+// subagent's don't-retry guidance; the child hands back and the run ends.
+func TestE2ESubagentApprovalDeniedHeadless(t *testing.T) {
+	c := newCLI(t)
+	srv := c.fake("openai")
+	handoff := "The command was not allowed to run. " + strings.Repeat("Nothing else was tried. ", 10)
+	var mu sync.Mutex
+	var denial string
+	srv.Respond(func(r *llmtest.Request) llmtest.Reply {
+		turn := decodeChatTurn(t, r)
+		switch {
+		case turn.first == "delegate" && turn.tools == 0:
+			return llmtest.ToolCall("call_a", "Agent", argsJSON(t, map[string]any{"prompt": "Run the tests.", "description": "Test"}))
+		case turn.first == "delegate":
+			return llmtest.Text("The subagent could not run the tests.")
+		case strings.Contains(turn.first, "Run the tests.") && turn.tools == 0:
+			return llmtest.ToolCall("call_b", "Bash", argsJSON(t, map[string]any{"command": "touch ran.txt", "description": "run"}))
+		case strings.Contains(turn.first, "Run the tests."):
+			var b struct {
+				Messages []struct {
+					Role    string `json:"role"`
+					Content string `json:"content"`
+				} `json:"messages"`
+			}
+			_ = json.Unmarshal(r.Body, &b)
+			mu.Lock()
+			for _, m := range b.Messages {
+				if m.Role == "tool" {
+					denial = m.Content
+				}
+			}
+			mu.Unlock()
+			return llmtest.Text(handoff)
+		}
+		t.Errorf("unexpected request: %+v", turn)
+		return llmtest.Text("?")
+	})
+	r := c.mustRun("-p", "delegate", "--permission-mode", "manual", "--allowedTools", "Agent")
+	if r.stdout != "The subagent could not run the tests.\n" {
+		t.Errorf("stdout %q\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(denial, `Tool "Bash" was not run: it needs approval, and nobody is here to approve it.`) ||
+		!strings.Contains(denial, "don't retry the same call") {
+		t.Errorf("the child's tool result: %q", denial)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "ran.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+}
