@@ -81,3 +81,49 @@ func startSwarmTask(m *Model, sw swarmer, task string) tea.Cmd {
 	m.turn = &turnState{id: -1, started: m.now(), phase: phaseWaiting}
 	return tea.Batch(m.call("prompt", func(ctx context.Context) error { return sw.StartSwarmTask(ctx, args) }), m.animate())
 }
+
+// maxSuspendedLines caps the rows of suspended children; the rest are
+// counted on one more row.
+const maxSuspendedLines = 3
+
+// suspension is a child held back by a rate limit (subagent.suspended)
+// and why.
+type suspension struct{ id, reason string }
+
+// suspend shows child id as held back for reason, replacing what an
+// earlier suspension of it said.
+func (m *Model) suspend(id, reason string) {
+	m.unsuspend(id)
+	m.suspended = append(m.suspended, suspension{id: id, reason: reason})
+	m.touch()
+}
+
+// unsuspend drops child id's suspended line: it runs again or ended.
+func (m *Model) unsuspend(id string) {
+	for i, s := range m.suspended {
+		if s.id == id {
+			m.suspended = append(m.suspended[:i:i], m.suspended[i+1:]...)
+			m.touch()
+			return
+		}
+	}
+}
+
+// suspendedLines renders the suspended children below the activity
+// line, "agent-3 suspended: <reason>", the first few and a count of the
+// rest.
+func (m *Model) suspendedLines() []string {
+	var out []string
+	for i, s := range m.suspended {
+		if i == maxSuspendedLines && len(m.suspended) > maxSuspendedLines+1 {
+			out = append(out, m.theme.Warning.Render(fmt.Sprintf("  … %d more suspended", len(m.suspended)-i)))
+			break
+		}
+		line := "  " + s.id + " suspended"
+		if r := strings.TrimSpace(s.reason); r != "" {
+			line += ": " + r
+		}
+		out = append(out, m.theme.Warning.Render(render.Truncate(line, m.width-1)))
+	}
+	return out
+}

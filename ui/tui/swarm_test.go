@@ -2,7 +2,10 @@ package tui
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kimigo/kimigo/event"
 )
@@ -77,4 +80,81 @@ func TestSwarmTaskInYoloModeAsksNothing(t *testing.T) {
 	r.lacks(r.screen(), "switch the permission mode first?")
 	r.contains(r.screen(), "audit every package")
 	r.expectCalls(`swarm task "audit every package"`)
+}
+
+// rateLimited is the reason the batch scheduler gives with
+// subagent.suspended (spec 05 §5.7).
+const rateLimited = "Provider rate limit; subagent requeued for retry."
+
+// lineIndex is the index of the first line of live holding s, or -1.
+func lineIndex(live, s string) int {
+	for i, l := range strings.Split(live, "\n") {
+		if strings.Contains(l, s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// A child a rate limit suspends (subagent.suspended) gets a line below
+// the activity line naming it and the reason; a second suspension of
+// the same child replaces its line; the line goes when the child starts
+// again, completes or fails, and every line goes when the turn ends.
+// Past three children the rest are counted on one line.
+func TestSwarmSuspendedChildren(t *testing.T) {
+	r := newRig(t)
+	shown := func() string { // the terminal after the next frame tick
+		r.advance(100 * time.Millisecond)
+		return r.screen()
+	}
+	r.startTurn("audit every package")
+	for i := 2; i <= 7; i++ {
+		id := fmt.Sprintf("agent-%d", i)
+		idx := i - 2
+		r.event(event.SubagentSpawned{Header: event.InTurn(1), SubagentID: id, SubagentName: "coder",
+			ParentAgentID: mainAgent, SwarmIndex: &idx})
+		r.event(event.SubagentStarted{Header: event.InTurn(1), SubagentID: id})
+	}
+	r.lacks(r.live(), "suspended")
+
+	r.event(event.SubagentSuspended{Header: event.InTurn(1), SubagentID: "agent-3", Reason: rateLimited})
+	want := "agent-3 suspended: " + rateLimited
+	live := r.live()
+	r.contains(live, want)
+	r.contains(shown(), want)
+	if a, s := lineIndex(live, "Waiting for the model"), lineIndex(live, want); a < 0 || s != a+1 {
+		t.Errorf("the suspended line is row %d, the activity line row %d; want it right below:\n%s", s, a, live)
+	}
+	r.event(event.SubagentSuspended{Header: event.InTurn(1), SubagentID: "agent-3", Reason: rateLimited})
+	if n := strings.Count(r.live(), "agent-3 suspended"); n != 1 {
+		t.Errorf("agent-3 suspended twice shows %d lines; want 1:\n%s", n, r.live())
+	}
+
+	r.event(event.SubagentStarted{Header: event.InTurn(1), SubagentID: "agent-3"}) // the retry
+	r.lacks(r.live(), "suspended")
+	r.lacks(shown(), "agent-3 suspended")
+
+	for i := 2; i <= 7; i++ {
+		r.event(event.SubagentSuspended{Header: event.InTurn(1), SubagentID: fmt.Sprintf("agent-%d", i), Reason: rateLimited})
+	}
+	live = r.live()
+	for _, id := range []string{"agent-2", "agent-3", "agent-4"} {
+		r.contains(live, id+" suspended: "+rateLimited)
+	}
+	r.lacks(live, "agent-5 suspended")
+	r.contains(live, "… 3 more suspended")
+
+	r.event(event.SubagentCompleted{Header: event.InTurn(1), SubagentID: "agent-2", ResultSummary: "done"})
+	r.event(event.SubagentFailed{Header: event.InTurn(1), SubagentID: "agent-4", Error: "boom"})
+	live = r.live()
+	r.lacks(live, "agent-2 suspended")
+	r.lacks(live, "agent-4 suspended")
+	for _, id := range []string{"agent-3", "agent-5", "agent-6", "agent-7"} {
+		r.contains(live, id+" suspended: "+rateLimited) // four lines: no count for one more
+	}
+	r.lacks(live, "more suspended")
+
+	r.endTurn(event.EndCompleted)
+	r.lacks(r.live(), "suspended")
+	r.lacks(shown(), "suspended:")
 }
