@@ -83,11 +83,12 @@ func rejected(srv *llmtest.Server) []string {
 // mid-turn and prints ten pages, so its result needs blocks the disk no
 // longer has. Ten, not one: the result may first fill the spare room of
 // wire.jsonl's last page, wherever the records before it happened to end,
-// and a page or two can come free after the filler stopped (an atomic
-// rewrite of state.json lets its old copy go), so a result of a single
-// page would fit or not depending on the layout and the timing. The
-// result's append fails: the run exits 1 at once, naming
-// wire.jsonl and ENOSPC and saying what to do. Once space returns, -c
+// and a page comes free after the filler stopped when the command's own
+// task record (agents/main/tasks/bash-*.json, dropped as a foreground
+// command ends) was written before the filler took the disk, so a
+// result of one or two pages would fit or not depending on the layout
+// and the timing. The result's append fails: the run exits 1 at once,
+// naming wire.jsonl and ENOSPC and saying what to do. Once space returns, -c
 // resumes the same session with everything that was acknowledged: the
 // prompt and the tool call, which gets a synthetic interrupted result, and
 // the next request passes the strict fake server.
