@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -86,15 +87,18 @@ func startSwarmTask(m *Model, sw swarmer, task string) tea.Cmd {
 // counted on one more row.
 const maxSuspendedLines = 3
 
-// suspension is a child held back by a rate limit (subagent.suspended)
-// and why.
-type suspension struct{ id, reason string }
+// suspension is a child held back by a rate limit (subagent.suspended),
+// why, and since when.
+type suspension struct {
+	id, reason string
+	since      time.Time
+}
 
 // suspend shows child id as held back for reason, replacing what an
 // earlier suspension of it said.
 func (m *Model) suspend(id, reason string) {
 	m.unsuspend(id)
-	m.suspended = append(m.suspended, suspension{id: id, reason: reason})
+	m.suspended = append(m.suspended, suspension{id: id, reason: reason, since: m.now()})
 	m.touch()
 }
 
@@ -110,8 +114,8 @@ func (m *Model) unsuspend(id string) {
 }
 
 // suspendedLines renders the suspended children below the activity
-// line, "agent-3 suspended: <reason>", the first few and a count of the
-// rest.
+// line, "agent-3 suspended: <reason> · 4s", the first few and a count of
+// the rest.
 func (m *Model) suspendedLines() []string {
 	var out []string
 	for i, s := range m.suspended {
@@ -123,6 +127,7 @@ func (m *Model) suspendedLines() []string {
 		if r := strings.TrimSpace(s.reason); r != "" {
 			line += ": " + r
 		}
+		line += " · " + elapsed(m.now().Sub(s.since))
 		out = append(out, m.theme.Warning.Render(render.Truncate(line, m.width-1)))
 	}
 	return out

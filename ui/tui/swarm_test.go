@@ -125,7 +125,11 @@ func TestSwarmSuspendedChildren(t *testing.T) {
 	if a, s := lineIndex(live, "Waiting for the model"), lineIndex(live, want); a < 0 || s != a+1 {
 		t.Errorf("the suspended line is row %d, the activity line row %d; want it right below:\n%s", s, a, live)
 	}
+	r.contains(live, want+" · 0s")
+	r.advance(4 * time.Second)
+	r.contains(shown(), want+" · 4s") // how long it has waited, on the frame tick
 	r.event(event.SubagentSuspended{Header: event.InTurn(1), SubagentID: "agent-3", Reason: rateLimited})
+	r.contains(r.live(), want+" · 0s") // suspended again: the wait starts over
 	if n := strings.Count(r.live(), "agent-3 suspended"); n != 1 {
 		t.Errorf("agent-3 suspended twice shows %d lines; want 1:\n%s", n, r.live())
 	}
