@@ -81,6 +81,9 @@ var only = map[string][]string{ // importer → all it may import
 	// sandbox is a leaf that tools, hooks and mcp import (issue 16).
 	"sandbox":  {"osenv", "osenv/", "sandbox", "sandbox/"},
 	"sandbox/": {"osenv", "osenv/", "sandbox", "sandbox/"},
+	// The batch scheduler of AgentSwarm knows children only through its
+	// Launcher (issue 19).
+	"session/batch": {"llm", "loop", "session/batch"},
 }
 
 const module = "github.com/kimigo/kimigo"

@@ -73,6 +73,10 @@ func (l *live) pump() {
 			return
 		}
 		if ev.EventHeader().AgentID != session.MainAgentID {
+			// A child's turn is not shown, but its approvals and
+			// questions are the user's to answer (spec 05 §5.11): left
+			// unasked, the child would wait for them forever.
+			l.request(ev)
 			continue
 		}
 		for _, u := range l.tr.updates(ev) {
@@ -92,18 +96,27 @@ func (l *live) pump() {
 				l.waiter = nil
 			}
 			l.mu.Unlock()
-		case event.ApprovalRequested:
-			l.startRequest(e.RequestID, func(ctx context.Context) { l.askApproval(ctx, e) })
-		case event.QuestionRequested:
-			l.startRequest(e.RequestID, func(ctx context.Context) { l.askQuestion(ctx, e) })
-		case event.RequestClosed:
-			l.mu.Lock()
-			if cancel := l.requests[e.RequestID]; cancel != nil {
-				cancel()
-				delete(l.requests, e.RequestID)
-			}
-			l.mu.Unlock()
+		default:
+			l.request(ev)
 		}
+	}
+}
+
+// request puts an approval or a question to the client, or withdraws one
+// the session closed; other events it ignores.
+func (l *live) request(ev event.Event) {
+	switch e := ev.(type) {
+	case event.ApprovalRequested:
+		l.startRequest(e.RequestID, func(ctx context.Context) { l.askApproval(ctx, e) })
+	case event.QuestionRequested:
+		l.startRequest(e.RequestID, func(ctx context.Context) { l.askQuestion(ctx, e) })
+	case event.RequestClosed:
+		l.mu.Lock()
+		if cancel := l.requests[e.RequestID]; cancel != nil {
+			cancel()
+			delete(l.requests, e.RequestID)
+		}
+		l.mu.Unlock()
 	}
 }
 

@@ -58,10 +58,14 @@ func approvalAnswer(resp sdk.RequestPermissionResponse) event.ApprovalAnswer {
 // turn withdrew (ctx done) is not answered.
 func (l *live) askApproval(ctx context.Context, e event.ApprovalRequested) {
 	content := displayContent(e.Display)
-	content = append(content, textContent("Requesting approval to "+e.Action))
+	who := "Requesting"
 	title := e.ToolName
+	if e.AgentID != session.MainAgentID { // a subagent's call: say whose
+		who, title = e.AgentID+" is requesting", e.AgentID+": "+title
+	}
+	content = append(content, textContent(who+" approval to "+e.Action))
 	resp, err := l.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id),
-		ToolCall: sdk.ToolCallUpdate{ToolCallId: callID(e.TurnID, e.ToolCallID), Title: &title, Content: content},
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: requestCallID(e.Header, e.ToolCallID), Title: &title, Content: content},
 		Options:  approvalOptions})
 	if ctx.Err() != nil {
 		return
@@ -104,8 +108,11 @@ func (l *live) askQuestion(ctx context.Context, e event.QuestionRequested) {
 	}
 	opts = append(opts, sdk.PermissionOption{OptionId: optSkip, Name: "Skip", Kind: sdk.PermissionOptionKindRejectOnce})
 	title := "AskUserQuestion"
+	if e.AgentID != session.MainAgentID {
+		title = e.AgentID + ": " + title
+	}
 	resp, err := l.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id),
-		ToolCall: sdk.ToolCallUpdate{ToolCallId: callID(e.TurnID, e.ToolCallID), Title: &title,
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: requestCallID(e.Header, e.ToolCallID), Title: &title,
 			Content: []sdk.ToolCallContent{textContent(q.Question)}},
 		Options: opts})
 	if err != nil || resp.Outcome.Selected == nil {
@@ -116,4 +123,15 @@ func (l *live) askQuestion(ctx context.Context, e event.QuestionRequested) {
 			answers = map[string]string{q.Question: o.Label}
 		}
 	}
+}
+
+// requestCallID is the ACP tool call id of a request's call. A
+// subagent's calls are not announced as tool calls and its turn numbers
+// are its own, so its ids carry its agent id ("agent-0/1:call_1").
+func requestCallID(h event.Header, toolCallID string) sdk.ToolCallId {
+	id := callID(h.TurnID, toolCallID)
+	if h.AgentID != session.MainAgentID {
+		return sdk.ToolCallId(h.AgentID+"/") + id
+	}
+	return id
 }

@@ -651,3 +651,46 @@ func TestQuestionsThroughRequestPermission(t *testing.T) {
 		t.Errorf("the answer is not the tool's result:\n%.3000s", body[max(0, len(body)-1500):])
 	}
 }
+
+// A subagent's approval reaches the client tagged with the child's agent
+// id (spec 05 §5.11, scenario 54): its title and text name the child and
+// its tool call id carries the child's id, so it is not taken for one of
+// the main agent's calls. The child waits for the answer and runs its
+// command; the parent gets the child's handoff.
+func TestSubagentApprovalTaggedWithItsAgentID(t *testing.T) {
+	handoff := "The child printed its line. " + strings.Repeat("Nothing else happened. ", 10)
+	r := newRig(t,
+		llmtest.ToolCall("call_a", "Agent", `{"prompt":"Print a line","description":"Print it"}`),
+		llmtest.ToolCall("call_b", "Bash", `{"command":"echo from the child","description":"print"}`),
+		llmtest.Text(handoff),
+		llmtest.Text("The child is done."))
+	c := r.connect()
+	c.initialize()
+	ns := c.newSession(r.work)
+	if resp, err := c.prompt(ns.SessionId, "delegate it"); err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
+	}
+	_, _, perms := c.snapshot()
+	var got []string
+	for _, p := range perms {
+		var text string
+		if n := len(p.ToolCall.Content); n > 0 {
+			text = textOf(p.ToolCall.Content[n-1].Content.Content)
+		}
+		got = append(got, fmt.Sprintf("%s|%s|%s", p.ToolCall.ToolCallId, *p.ToolCall.Title, text))
+	}
+	// The Agent call itself is not asked about in the default mode.
+	want := "agent-0/1:call_b|agent-0: Bash|agent-0 is requesting approval to Running: echo from the child"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("permission requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+	if n := len(r.srv.Requests()); n != 4 {
+		t.Fatalf("model requests: %d, want 4", n)
+	}
+	if body := string(r.srv.Request(2).Body); !strings.Contains(body, "from the child") {
+		t.Errorf("the child's command did not run:\n%.2000s", body[max(0, len(body)-2000):])
+	}
+	if body := string(r.srv.Request(3).Body); !strings.Contains(body, "agent_id: agent-0") || !strings.Contains(body, "The child printed its line.") {
+		t.Errorf("the parent's last request lacks the handoff:\n%.2000s", body[max(0, len(body)-2000):])
+	}
+}

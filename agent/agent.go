@@ -19,6 +19,7 @@ import (
 	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/agent/records"
 	"github.com/kimigo/kimigo/agent/replay"
+	"github.com/kimigo/kimigo/agent/swarm"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
@@ -126,6 +127,12 @@ type Options struct {
 	// restores both in Resume (modes.go).
 	Plan  *plan.Mode
 	Goals *goal.Store
+	// Swarm is the agent's swarm mode; nil means none. The caller hands
+	// the same value to the tool manager (tools.Options.SwarmMode); the
+	// agent binds it, fills the chain's swarm slots, restores it in
+	// Resume and ends a task's or a tool's swarm mode after each turn
+	// (swarm_mode.go).
+	Swarm *swarm.Mode
 
 	// Logger receives logs; nil discards.
 	Logger *slog.Logger
@@ -241,6 +248,7 @@ func (a *Agent) turnOptions() turn.Options {
 		Injector:            a.injector(),
 		Gate:                gate,
 		Goals:               a.goalDriver(),
+		AfterTurn:           a.afterTurn,
 		Hooks:               a.o.Hooks,
 		Usage:               usageRecorder{a},
 		Events:              a.events,

@@ -14,6 +14,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/swarm"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
@@ -41,6 +42,9 @@ func knownRecordTypes() []records.Type {
 		known = append(known, records.Type(t))
 	}
 	for _, t := range goal.RecordTypes() {
+		known = append(known, records.Type(t))
+	}
+	for _, t := range swarm.RecordTypes() {
 		known = append(known, records.Type(t))
 	}
 	return known
@@ -86,6 +90,8 @@ var applySamples = []struct {
 	{records.Type(goal.TypeCreate), goal.CreateRecord{GoalID: "g", Objective: "work"}},
 	{records.Type(goal.TypeUpdate), goal.UpdateRecord{Status: tools.GoalPaused, Reason: "lunch", TurnsUsed: intp(2)}},
 	{records.Type(goal.TypeClear), goal.ClearRecord{}},
+	{records.Type(swarm.TypeEnter), swarm.EnterRecord{Trigger: swarm.TriggerManual}},
+	{records.Type(swarm.TypeExit), swarm.ExitRecord{}},
 }
 
 func intp(n int) *int { return &n }
@@ -94,7 +100,7 @@ func TestApplyHandlesEveryKnownRecordType(t *testing.T) {
 	store := records.NewMemory(records.MemoryOptions{})
 	env := osenvtest.New(osenvtest.Options{})
 	a := New(Options{Persistence: store, Env: env, Permission: &permission.Options{},
-		Plan: plan.New(plan.Options{Env: env, HomeDir: "/h"}), Goals: goal.New(goal.Options{}),
+		Plan: plan.New(plan.Options{Env: env, HomeDir: "/h"}), Goals: goal.New(goal.Options{}), Swarm: swarm.New(),
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
 			return tools.New(tools.Options{Base: tools.Base{Env: env}, Committer: c})
 		}})

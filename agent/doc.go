@@ -18,7 +18,7 @@
 //     02 §6.3 has exactly one owner that applies it (history, the tool
 //     store and manager, usage, configuration, the turn counter, the
 //     permission manager, the request recorder), or is pending: its owner
-//     (plan, goal, swarm, user tools, micro compaction, another engine's
+//     (user tools, micro compaction, another engine's
 //     profile binding) does not exist yet, so the record stays in the log
 //     untouched and Resume reports each such type once
 //     (ResumeResult.Unrestored). Unknown types are ignored, as spec 02
@@ -112,6 +112,13 @@
 //     StartGoal, PauseGoal, ResumeGoal and CancelGoal are the user's goal
 //     controls (spec 04 §6.11); goal events go out as event.GoalUpdated
 //     and the status carries plan mode.
+//   - the host of swarm mode (swarm_mode.go): Options.Swarm is bound to
+//     the commit path; swarm_mode.exit takes the enter reminder back
+//     inside its apply, so a replay does the same; its policies fill the
+//     chain's swarm slots; a task's or a tool's swarm mode ends after each
+//     turn (turn.Options.AfterTurn), before the turn's records are
+//     flushed; the status carries swarm mode (swarm_mode_test.go S59,
+//     S88, S89 and resume).
 //   - the wiring of TurnFlow's collaborators (agent.go, tools.go):
 //     history views, the tool table, the result budget, and the per-request
 //     model snapshot; NextRequest and State for inspection (request.go);
@@ -124,8 +131,8 @@
 // (agent/history); storage, blobs and migrations (agent/records); the
 // replay cards (agent/replay); the policy chain, rules and approval flow
 // (agent/permission); when and how to compact (agent/compaction); the
-// plan and goal state machines and their policies (agent/plan,
-// agent/goal); injections, background tasks and hooks, which plug in
+// plan, goal and swarm state machines and their policies (agent/plan,
+// agent/goal, agent/swarm); injections, background tasks and hooks, which plug in
 // through the small interfaces of agent/turn.
 //
 // Durability (ERRATA 6): records are written (in the file: a killed

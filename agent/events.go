@@ -31,6 +31,9 @@ func (a *Agent) status() event.Status {
 	if a.o.Plan != nil {
 		s.PlanMode = a.o.Plan.State().Active
 	}
+	if a.o.Swarm != nil {
+		s.SwarmMode = a.o.Swarm.Active()
+	}
 	if a.bound.Provider == nil {
 		return s
 	}

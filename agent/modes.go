@@ -31,6 +31,7 @@ func (a *Agent) bindModes() {
 	if a.o.Goals != nil {
 		a.o.Goals.Bind(goalHost{a})
 	}
+	a.bindSwarm()
 }
 
 // fillSlots puts the plan and goal policies into the chain's empty slots.
@@ -41,6 +42,7 @@ func (a *Agent) fillSlots(s *permission.Slots) {
 	if g := a.o.Goals; g != nil && s.GoalStart == nil {
 		s.GoalStart = g.StartReview()
 	}
+	a.fillSwarmSlots(s)
 }
 
 // Plan is the agent's plan mode, nil without one.

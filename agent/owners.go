@@ -10,6 +10,7 @@ import (
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/plan"
 	"github.com/kimigo/kimigo/agent/records"
+	"github.com/kimigo/kimigo/agent/swarm"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/tools"
 )
@@ -70,6 +71,9 @@ var recordOwners = map[records.Type]owner{
 	records.Type(goal.TypeCreate): {"goal mode", (*Agent).applyGoal},
 	records.Type(goal.TypeUpdate): {"goal mode", (*Agent).applyGoal},
 	records.Type(goal.TypeClear):  {"goal mode", (*Agent).applyGoal},
+	// Swarm mode (swarm_mode.go).
+	records.Type(swarm.TypeEnter): {"swarm mode", (*Agent).applySwarm},
+	records.Type(swarm.TypeExit):  {"swarm mode", (*Agent).applySwarm},
 }
 
 // pendingRecords are the record types of spec 02 §6.3 whose owner kimigo
@@ -82,8 +86,6 @@ var pendingRecords = map[records.Type]string{
 	"tools.register_user_tool":   "a tool the user registered",
 	"tools.unregister_user_tool": "the removal of a user tool",
 	"micro_compaction.apply":     "a micro-compaction cutoff",
-	"swarm_mode.enter":           "swarm mode",
-	"swarm_mode.exit":            "swarm mode",
 }
 
 func applyNothing(*Agent, records.Record) (applied, error) { return applied{}, nil }

@@ -66,13 +66,13 @@ func TestResumeReportsRecordsItCannotRestoreYet(t *testing.T) {
 	lines := []string{
 		`{"type":"metadata","protocol_version":"1.4","created_at":1}`,
 		`{"type":"config.update","systemPrompt":"s","time":1}`,
-		`{"type":"swarm_mode.enter","trigger":"manual","time":2}`,
+		`{"type":"micro_compaction.apply","cutoff":1,"time":2}`,
 		`{"type":"plan_mode.enter","id":"p1","time":3}`,
 		`{"type":"goal.create","goalId":"g","objective":"ship it","time":3}`,
-		`{"type":"swarm_mode.exit","time":4}`,
+		`{"type":"tools.reset_active_tools","time":4}`,
 		`{"type":"profile.bind","profileName":"coder","activeToolNames":["Read"],"time":5}`,
 		`{"type":"future.thing","x":1,"time":6}`,
-		`{"type":"swarm_mode.enter","trigger":"task","time":7}`,
+		`{"type":"micro_compaction.apply","cutoff":2,"time":7}`,
 	}
 	var recs []records.Record
 	for _, l := range lines {
@@ -91,10 +91,10 @@ func TestResumeReportsRecordsItCannotRestoreYet(t *testing.T) {
 	}
 	got := res.Unrestored
 	if len(got) != 3 {
-		t.Fatalf("Unrestored = %q, want one line per type (plan and goal records have their owners)", got)
+		t.Fatalf("Unrestored = %q, want one line per type (plan, goal and swarm records have their owners)", got)
 	}
 	for i, w := range []struct{ typ, what string }{
-		{"profile.bind", "the profile"}, {"swarm_mode.enter", "2 records"}, {"swarm_mode.exit", "1 record"},
+		{"micro_compaction.apply", "2 records"}, {"profile.bind", "the profile"}, {"tools.reset_active_tools", "1 record"},
 	} {
 		if !strings.Contains(got[i], w.typ) || !strings.Contains(got[i], w.what) {
 			t.Errorf("line %d = %q, want it to name %s and %s", i, got[i], w.typ, w.what)

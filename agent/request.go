@@ -8,6 +8,7 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/plan"
+	"github.com/kimigo/kimigo/agent/swarm"
 	"github.com/kimigo/kimigo/agent/turn"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
@@ -70,6 +71,8 @@ type State struct {
 	// both are zero without the mode.
 	Plan plan.State
 	Goal *tools.GoalSnapshot
+	// Swarm is what turned swarm mode on, "" while off or without one.
+	Swarm swarm.Trigger
 }
 
 // State returns a snapshot of the agent's restorable state. The running
@@ -90,6 +93,9 @@ func (a *Agent) State(ctx context.Context) State {
 	}
 	if a.o.Goals != nil {
 		s.Goal = a.o.Goals.Get()
+	}
+	if a.o.Swarm != nil {
+		s.Swarm = a.o.Swarm.Trigger()
 	}
 	return s
 }

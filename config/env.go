@@ -134,8 +134,11 @@ type EnvSettings struct {
 	// Cron holds the cron test switches (spec 05 §7.6).
 	Cron CronSettings
 	// SwarmMaxConcurrency is KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY; 0 when
-	// unset or not a positive integer.
-	SwarmMaxConcurrency int
+	// unset or not a positive integer. SwarmMaxConcurrencyRaw is the value
+	// as given: AgentSwarm fails a call when it is set to anything but a
+	// positive integer (spec 05 §5.7).
+	SwarmMaxConcurrency    int
+	SwarmMaxConcurrencyRaw string
 	// LogLevel is KIMI_LOG_LEVEL when it is off, error, warn, info or debug;
 	// "" otherwise.
 	LogLevel string
@@ -187,6 +190,7 @@ func readEnvSettings(e Env) (EnvSettings, error) {
 	if p, ok := strings.CutPrefix(e.get(envCronClock), "file:"); ok && p != "" {
 		s.Cron.ClockFile = p
 	}
+	s.SwarmMaxConcurrencyRaw = e[envSwarmMaxConcurrency]
 	if n, ok := parseDecimal(e.get(envSwarmMaxConcurrency)); ok && n > 0 {
 		s.SwarmMaxConcurrency = n
 	}

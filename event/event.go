@@ -43,6 +43,11 @@ const (
 	TypeShellStarted        Type = "shell.started"
 	TypeShellOutput         Type = "shell.output"
 	TypeGoalUpdated         Type = "goal.updated"
+	TypeSubagentSpawned     Type = "subagent.spawned"
+	TypeSubagentStarted     Type = "subagent.started"
+	TypeSubagentCompleted   Type = "subagent.completed"
+	TypeSubagentFailed      Type = "subagent.failed"
+	TypeSubagentSuspended   Type = "subagent.suspended"
 )
 
 // NoTurn is the TurnID of an event that belongs to no turn: a status
@@ -253,8 +258,10 @@ type Status struct {
 	// permission manager.
 	Permission PermissionMode `json:"permission,omitempty"`
 	// PlanMode is set while plan mode is on (spec 04 §1.4).
-	PlanMode bool   `json:"planMode,omitempty"`
-	Usage    *Usage `json:"usage,omitempty"`
+	PlanMode bool `json:"planMode,omitempty"`
+	// SwarmMode is set while swarm mode is on (spec 04 §7).
+	SwarmMode bool   `json:"swarmMode,omitempty"`
+	Usage     *Usage `json:"usage,omitempty"`
 }
 
 // Usage is an agent's token accounting: per model, in total, and for the
@@ -452,6 +459,52 @@ type Task struct {
 	SubagentID string `json:"subagentId,omitempty"`
 }
 
+// SubagentSpawned reports a subagent created (or resumed) by the agent
+// of the header (spec 05 §5.3 step 5); the child's own events carry
+// SubagentID as their AgentID.
+type SubagentSpawned struct {
+	Header
+	SubagentID       string `json:"subagentId"`
+	SubagentName     string `json:"subagentName"`
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	ParentAgentID    string `json:"parentAgentId"`
+	Description      string `json:"description,omitempty"`
+	SwarmIndex       *int   `json:"swarmIndex,omitempty"`
+	RunInBackground  bool   `json:"runInBackground"`
+	Resumed          bool   `json:"resumed,omitempty"`
+}
+
+// SubagentStarted reports a subagent's turn about to start (spec 05 §5.4).
+type SubagentStarted struct {
+	Header
+	SubagentID string `json:"subagentId"`
+}
+
+// SubagentCompleted reports a subagent's handoff (spec 05 §5.5 step 5):
+// its final text, its total usage and its context size.
+type SubagentCompleted struct {
+	Header
+	SubagentID    string `json:"subagentId"`
+	ResultSummary string `json:"resultSummary"`
+	Usage         Usage  `json:"usage"`
+	ContextTokens int    `json:"contextTokens"`
+}
+
+// SubagentFailed reports a subagent that ended without a handoff.
+type SubagentFailed struct {
+	Header
+	SubagentID string `json:"subagentId"`
+	Error      string `json:"error"`
+}
+
+// SubagentSuspended reports a subagent held back, for example by a
+// provider's rate limit, to be retried later.
+type SubagentSuspended struct {
+	Header
+	SubagentID string `json:"subagentId"`
+	Reason     string `json:"reason"`
+}
+
 // CronFired reports a scheduled prompt that fired (spec 05 §7.5): it goes
 // to the agent as steered input.
 type CronFired struct {
@@ -563,6 +616,11 @@ func (MCPServer) EventType() Type           { return TypeMCPServer }
 func (ShellStarted) EventType() Type        { return TypeShellStarted }
 func (ShellOutput) EventType() Type         { return TypeShellOutput }
 func (GoalUpdated) EventType() Type         { return TypeGoalUpdated }
+func (SubagentSpawned) EventType() Type     { return TypeSubagentSpawned }
+func (SubagentStarted) EventType() Type     { return TypeSubagentStarted }
+func (SubagentCompleted) EventType() Type   { return TypeSubagentCompleted }
+func (SubagentFailed) EventType() Type      { return TypeSubagentFailed }
+func (SubagentSuspended) EventType() Type   { return TypeSubagentSuspended }
 
 // withHeader implementations.
 func (e TurnStarted) withHeader(h Header) Event         { e.Header = h; return e }
@@ -595,6 +653,11 @@ func (e MCPServer) withHeader(h Header) Event           { e.Header = h; return e
 func (e ShellStarted) withHeader(h Header) Event        { e.Header = h; return e }
 func (e ShellOutput) withHeader(h Header) Event         { e.Header = h; return e }
 func (e GoalUpdated) withHeader(h Header) Event         { e.Header = h; return e }
+func (e SubagentSpawned) withHeader(h Header) Event     { e.Header = h; return e }
+func (e SubagentStarted) withHeader(h Header) Event     { e.Header = h; return e }
+func (e SubagentCompleted) withHeader(h Header) Event   { e.Header = h; return e }
+func (e SubagentFailed) withHeader(h Header) Event      { e.Header = h; return e }
+func (e SubagentSuspended) withHeader(h Header) Event   { e.Header = h; return e }
 
 // Marshal encodes ev as one JSON object whose first key is "type",
 // followed by the header's fields and the event's own, without HTML

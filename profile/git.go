@@ -263,3 +263,16 @@ func parseRemote(raw string) (remote, project string) {
 	}
 	return raw, parts[0] + "/" + parts[1]
 }
+
+// gitContextDeadline bounds the git calls of an explore subagent's
+// <git-context> block (spec 05 §5.4 step 2): unlike the prompt's probe,
+// the spawn may wait for them.
+const gitContextDeadline = 5 * time.Second
+
+// GitContext gathers the git state of workDir for an explore subagent's
+// <git-context> block (GitState.Block), fresh at each spawn and without
+// the prompt probe's cache; each git call is bounded by five seconds and
+// a failure only leaves its part out.
+func GitContext(ctx context.Context, env osenv.Env, workDir string) GitState {
+	return gatherGit(ctx, env, workDir, ProjectRoot(env, workDir), gitProbe{deadline: gitContextDeadline})
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/injection"
@@ -50,6 +51,9 @@ type plan struct {
 	// created makes a new session's directories, state.json and index
 	// line durable; the main agent's first records commit calls it.
 	created func() error
+	// catalog is the session's profiles, for its subagents: loaded with a
+	// new session's profile, or when first needed.
+	catalog func() (*profile.Catalog, error)
 }
 
 // prepare resolves, before the session opens, everything its main agent
@@ -91,6 +95,11 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 	if err := p.selectModel(o, resuming); err != nil {
 		return plan{}, err
 	}
+	dirs := union(p.localDirs, p.addDirs)
+	in := profileInput{env: o.Env, cfg: o.Config, home: o.Home, workDir: o.WorkDir, addDirs: dirs,
+		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn,
+		sandbox: o.Sandbox.promptInfo(), skills: p.skills.Listing()}
+	p.catalog = sync.OnceValues(func() (*profile.Catalog, error) { return loadCatalog(in) })
 	if resuming {
 		catalog, err := builtin()
 		var def *profile.Profile
@@ -103,14 +112,11 @@ func prepare(ctx context.Context, o Options, resuming bool, builtin func() (*pro
 		p.active = tools.ActiveTools{Names: def.Tools, Disallowed: def.DisallowedTools}
 		return p, nil
 	}
-	dirs := union(p.localDirs, p.addDirs)
-	in := profileInput{env: o.Env, cfg: o.Config, home: o.Home, workDir: o.WorkDir, addDirs: dirs,
-		agent: o.Agent, agentFiles: o.AgentFiles, builtin: builtin, warn: warn,
-		sandbox: o.Sandbox.promptInfo(), skills: p.skills.Listing()}
 	ps, err := resolveProfile(ctx, in)
 	if err != nil {
 		return plan{}, err
 	}
+	p.catalog = func() (*profile.Catalog, error) { return ps.catalog, nil }
 	p.active = tools.ActiveTools{Names: ps.profile.Tools, Disallowed: ps.profile.DisallowedTools}
 	p.refreshPrompt = func(ctx context.Context) (string, error) { // after a compaction (spec 03 §6.14)
 		pc, _, err := profile.PrepareContext(ctx, in.env, in.workDir, in.addDirs, in.home)
@@ -175,10 +181,18 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		questions = requestQuestioner{s.broker, MainAgentID}
 	}
 	logger := s.logger
+	s.env, s.ws, s.requests, s.textFiles, s.home = o.Env, ws, o.Requests, o.TextFiles, o.Home
+	s.sandboxInfo = o.Sandbox.promptInfo()
+	s.subs.children = map[string]*child{}
+	s.subs.metaCond = sync.NewCond(&s.subs.mu)
+	s.subs.catalogOnce = p.catalog
+	s.host = newSubagentHost(s, MainAgentID)
+	s.host.bind(p.config)
 	rt := newRuntime(o.Config, s.store.fs, o.Env, home, s)
 	s.rt = rt
 	fetcher := tools.NewLocalFetcher(tools.FetcherOptions{}) // public addresses only
-	pm, gs := s.modes(o, home)
+	s.fetcher = fetcher
+	pm, gs, sm := s.modes(o, home)
 	s.sandbox = newCommandSandbox(o.Sandbox, func() workspace.Dirs { return ws }, func(msg string) {
 		logger.Warn("command sandbox unavailable", "err", msg)
 		s.bus.Publish(event.Notice{Header: event.Header{AgentID: MainAgentID, TurnID: event.NoTurn},
@@ -201,10 +215,13 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 				Questions:      questions,
 				Plan:           pm,
 				Goals:          gs,
+				SwarmMode:      sm,
 				Background:     rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
 				Cron:   rt.cron,
 				Skills: p.skills, SessionID: s.id,
-				Fetcher: fetcher,
+				Fetcher:   fetcher,
+				Subagents: s.host,
+				Swarm:     swarmRunner{s.host},
 			})
 			m.SetActiveTools(p.active)
 			s.mcpFollow = m.FollowMCP(s.mcp, func(err error) { logger.Warn("MCP tool dropped", "err", err) })
@@ -223,6 +240,7 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Compaction: agent.CompactionOptions{SystemPrompt: p.refreshPrompt},
 		Plan:       pm,
 		Goals:      gs,
+		Swarm:      sm,
 		Hooks:      agent.HookRunner(s.hooks),
 		// The reminders: todo list, plan, permission mode and the tools
 		// diff per step; the goal at turn boundaries.

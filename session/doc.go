@@ -151,14 +151,49 @@
 //     failed records write, file and errno). The UI replay stream is built
 //     only when Options.Cards asks (the last CardTurns user turns) and is
 //     handed over once by TakeReplayCards.
+//   - subagents (subagent.go; spec 05 §5): every agent has a subagent
+//     host (the main agent's and each child's), the Agent tool's launcher
+//     (tools.SubagentLauncher) and the batch scheduler's API: Spawn,
+//     Resume and Retry return a SubagentHandle whose completion carries
+//     the handoff or the error (a *RateLimitError when the provider's
+//     rate limit ended it); SpawnOptions.OnReady fires at the child's
+//     first model answer. A child is agent-<n>, lives in agents/agent-<n>/
+//     with its own records, background tasks and plan mode, and has an
+//     entry {homedir, type: sub, parentAgentId, swarmItem} in state.json.
+//     It inherits the parent's model alias, thinking effort, work dir,
+//     additional dirs and (through a permission manager whose parent is
+//     the parent's) mode, rules and session approvals; it shares the
+//     session's bus (its events carry its id), request broker (its
+//     approvals and questions are tagged with its id), MCP servers,
+//     skills and hooks; it has no cron and no goal tools. The parent's
+//     bus gets subagent.spawned / started / completed / failed. A short
+//     handoff (under 200 characters) is asked for once more; the child's
+//     background tasks are drained, unheard, before the handoff. A
+//     cancel of the parent's turn reaches foreground children through
+//     the Agent call's context (and on to theirs); background children
+//     run on in the parent's background manager until stopped, timed
+//     out or the session closes. A child whose run ended and that has
+//     nothing running is closed on its own goroutine (its records stay;
+//     a resume opens it again from them); the rest close with the
+//     session.
+//   - AgentSwarm on the host (swarm.go; spec 05 §5.7): swarmRunner
+//     refuses a malformed KIMI_CODE_AGENT_SWARM_MAX_CONCURRENCY, a
+//     profile the agent may not delegate to and a resume id that is not
+//     one of its children before anything starts, then runs the tasks
+//     through session/batch with the subagent timeout per attempt;
+//     swarmLauncher spawns, resumes and retries children (quiet about
+//     rate-limit failures, which the scheduler retries) and publishes
+//     subagent.suspended on the parent. Swarm mode of the main agent
+//     (modes.go): SwarmMode, SetSwarmMode (/swarm on|off), StartSwarmTask
+//     (/swarm <task>), event.Status.SwarmMode. BenchmarkSwarm100
+//     (swarm_bench_test.go) times a swarm of 100 and its launches.
 //
 // It does not own: reading configuration files (the front end loads the
 // configuration at the edge and passes it), the records format and the
 // agent's state (agent, agent/records), the event vocabulary (event), log
 // handlers (the front end points its handler at Options.LogTo's path),
 // printing messages (front ends print the errors' texts, Error.Hint and
-// the notices). Fork (spec 02 §6.15, /fork, Tier 2) and subagents are
-// not here yet.
+// the notices). Fork (spec 02 §6.15, /fork, Tier 2) is not here yet.
 //
 // Invariants, and the tests that guard them:
 //   - The index is only appended to, one line per write; a torn last line
@@ -202,6 +237,11 @@
 //   - Approvals and questions reach an answering front end as events, and
 //     only an answer runs the call; a cancelled turn withdraws its request;
 //     without a front end every approval is denied (requests_test.go).
+//   - AgentSwarm runs real children with rate limits, failures,
+//     timeouts and a user cancel, and refuses bad input with nothing
+//     spawned (swarm_test.go; S63; cmd/kimigo's TestE2ESwarmOf20…,
+//     TestE2ESwarmKilledThenContinued through the binary); swarm mode's
+//     controls end and restore as spec 04 §7 says (swarm_mode_test.go).
 //   - Every event of a session names its agent and the stream ends with
 //     Close (TestEveryEventOfASessionNamesTheMainAgent); a run's own
 //     permission mode is undone at Close (model_test.go TestModeForThisRun).
@@ -218,6 +258,22 @@
 //   - Corrupt index lines cost only themselves and are kept in the side
 //     file once; RepairIndex takes them out and rebuilds lost entries,
 //     also from the records when state.json is gone (TestRepairIndex).
+//   - Subagents (subagent_test.go, spec 05 §12 S46–S55): a foreground
+//     child hands back its last non-blank text as "[summary]" under its
+//     agent id and profile, is asked once more when that is short, and
+//     fails on max_tokens without a re-ask; a profile outside the
+//     delegatable set, a resume of an unknown, foreign or running child
+//     and a resume with subagent_type are refused naming the value and
+//     create nothing; a background child answers with its task id at once
+//     and notifies; a parent's cancel reaches foreground children and
+//     grandchildren as the user's, never background ones; the timeout
+//     ends a child with the resume hint (synctest); explore starts with
+//     the <git-context> block; a child's denials carry the subagent
+//     wording, the parent's session approvals hold for it and its own
+//     requests reach the front end tagged with its id; a resumed session
+//     resumes each child by agent id with its own history
+//     (TestResumeWithFinishedRunningAndInterruptedChildren; through the
+//     binary cmd/kimigo subagent_test.go, with kill -9 then -c).
 //   - A background task that ends after a print turn steers a turn the
 //     run renders (steer), is waited for unheard (drain), or is stopped
 //     with the session (exit) (runtime_test.go TestPrintSettle*; through

@@ -23,7 +23,7 @@ import (
 // configuration whose default model "fake" is a loopback fake model
 // server shared by every session it opens.
 type rig struct {
-	t       *testing.T
+	t       testing.TB
 	root    string // the data root of the sessions
 	cfgHome string // where config.toml is
 	workDir string
@@ -42,9 +42,15 @@ func newRig(t *testing.T, replies ...string) *rig {
 	for _, r := range replies {
 		rs = append(rs, llmtest.Text(r))
 	}
+	return newRigOn(t, llmtest.FakeChatCompletions(t, rs...))
+}
+
+// newRigOn is a rig whose default model is the fake srv.
+func newRigOn(t testing.TB, srv *llmtest.Server) *rig {
+	t.Helper()
 	base := t.TempDir()
 	r := &rig{t: t, root: filepath.Join(base, "home"), cfgHome: filepath.Join(base, "config"),
-		workDir: filepath.Join(base, "work"), srv: llmtest.FakeChatCompletions(t, rs...)}
+		workDir: filepath.Join(base, "work"), srv: srv}
 	for _, d := range []string{r.workDir, r.cfgHome} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/kimigo/kimigo/agent"
@@ -19,13 +20,14 @@ type models struct {
 	version   string
 	sessionID string
 	logger    *slog.Logger
+	client    *http.Client // nil: the configuration's own
 
 	mu       sync.Mutex
 	resolved map[string]config.Model // guarded by mu: by alias
 }
 
-func newModels(cfg *config.Config, version, sessionID string, logger *slog.Logger) *models {
-	return &models{cfg: cfg, version: version, sessionID: sessionID, logger: logger,
+func newModels(cfg *config.Config, version, sessionID string, logger *slog.Logger, client *http.Client) *models {
+	return &models{cfg: cfg, version: version, sessionID: sessionID, logger: logger, client: client,
 		resolved: map[string]config.Model{}}
 }
 
@@ -51,7 +53,7 @@ func (ms *models) bind(m config.Model, effort string) (agent.ModelBinding, error
 		effort = m.InitialThinking()
 	}
 	p, err := config.NewProvider(m, config.ProviderOptions{Version: ms.version, SessionID: ms.sessionID,
-		ThinkingEffort: effort, Logger: ms.logger})
+		ThinkingEffort: effort, Logger: ms.logger, HTTPClient: ms.client})
 	if err != nil {
 		return agent.ModelBinding{}, err
 	}

@@ -3,11 +3,14 @@ package session
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/kimigo/kimigo/agent"
 	"github.com/kimigo/kimigo/agent/goal"
 	planmode "github.com/kimigo/kimigo/agent/plan"
+	"github.com/kimigo/kimigo/agent/swarm"
 	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/tools"
 )
 
@@ -15,12 +18,12 @@ import (
 // builds them with the agent and offers their user controls — the /plan
 // and /goal commands of the TUI and of print mode.
 
-// modes builds the main agent's plan mode (plan files under its home)
-// and goal mode.
-func (s *Session) modes(o Options, home string) (*planmode.Mode, *goal.Store) {
+// modes builds the main agent's plan mode (plan files under its home),
+// goal mode and swarm mode.
+func (s *Session) modes(o Options, home string) (*planmode.Mode, *goal.Store, *swarm.Mode) {
 	workDir := s.workDir
 	return planmode.New(planmode.Options{Env: o.Env, HomeDir: home, Cwd: func() string { return workDir }, Logger: s.logger}),
-		goal.New(goal.Options{Logger: s.logger})
+		goal.New(goal.Options{Logger: s.logger}), swarm.New()
 }
 
 // startPlan enters plan mode when this run asks for it: --plan, or
@@ -150,3 +153,42 @@ func (s *Session) SetPlanMode(ctx context.Context, on bool) error {
 
 // ClearPlan empties the plan file (/plan clear).
 func (s *Session) ClearPlan() error { return s.agent.Plan().Clear() }
+
+// SwarmMode reports whether swarm mode is on (the footer's swarm flag;
+// event.Status.SwarmMode carries each change).
+func (s *Session) SwarmMode() bool { return s.agent.Swarm().Active() }
+
+// SetSwarmMode turns swarm mode on or off as the user (/swarm on|off,
+// spec 04 §7.1): on appends the swarm reminder and stays until turned
+// off; off right after on takes the reminder back, otherwise it appends
+// the exit reminder.
+func (s *Session) SetSwarmMode(ctx context.Context, on bool) error {
+	if !on {
+		return s.agent.Swarm().Exit(ctx)
+	}
+	return s.agent.Swarm().Enter(ctx, swarm.TriggerManual)
+}
+
+// StartSwarmTask runs task as a prompt in swarm mode (/swarm <task>):
+// swarm mode is on for that turn and ends with it. It refuses while a
+// turn runs, entering nothing.
+func (s *Session) StartSwarmTask(ctx context.Context, task string) error {
+	if strings.TrimSpace(task) == "" {
+		return errors.New("swarm task: the task is empty")
+	}
+	if s.agent.HasActiveTurn() {
+		return errors.New("swarm task: wait until the running turn ends")
+	}
+	m := s.agent.Swarm()
+	entered := !m.Active() // a manual swarm mode stays what it is
+	if err := m.Enter(ctx, swarm.TriggerTask); err != nil {
+		return err
+	}
+	if err := s.Prompt(ctx, []llm.ContentPart{llm.TextPart(task)}); err != nil {
+		if entered {
+			err = errors.Join(err, m.Exit(ctx))
+		}
+		return err
+	}
+	return nil
+}

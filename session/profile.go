@@ -13,6 +13,7 @@ import (
 
 // profileSetup is a new session's profile and system prompt.
 type profileSetup struct {
+	catalog   *profile.Catalog
 	profile   *profile.Profile
 	subagents []string
 	prompt    string
@@ -72,7 +73,7 @@ func resolveProfile(ctx context.Context, in profileInput) (profileSetup, error) 
 	for _, d := range catalog.Delegates(prof.Name) {
 		subagents = append(subagents, d.Name)
 	}
-	return profileSetup{profile: prof, subagents: subagents, prompt: prompt}, nil
+	return profileSetup{catalog: catalog, profile: prof, subagents: subagents, prompt: prompt}, nil
 }
 
 // loadProfile builds the session's profile catalog, the built-in profiles
@@ -99,6 +100,22 @@ func loadProfile(in profileInput) (*profile.Catalog, *profile.Profile, error) {
 	}
 	prof, err := loaded.Catalog.Resolve(name)
 	return loaded.Catalog, prof, err
+}
+
+// loadCatalog builds the session's profile catalog alone: a resumed
+// session's, for its subagents. Agent-file warnings were said when the
+// session was created and are not repeated.
+func loadCatalog(in profileInput) (*profile.Catalog, error) {
+	builtin, err := in.builtin()
+	if err != nil {
+		return nil, fmt.Errorf("load the built-in profiles: %w", err)
+	}
+	loaded, err := agentfile.Load(in.env, builtin, agentfile.Options{WorkDir: in.workDir, DataHome: in.home,
+		ExtraDirs: in.cfg.ExtraAgentDirs, Explicit: in.agentFiles})
+	if err != nil {
+		return nil, err
+	}
+	return loaded.Catalog, nil
 }
 
 // checkAgentFiles reads and parses the --agent-file, so a failure has the

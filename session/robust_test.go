@@ -287,9 +287,10 @@ func TestRepairIndex(t *testing.T) {
 }
 
 // A session whose log holds records this kimigo cannot restore yet
-// (swarm mode) resumes, warns once per type naming it, and keeps the
-// records in the log; a goal and plan mode in the same log are restored
-// (the goal paused, as after any restart), with no warning.
+// (a micro-compaction cutoff) resumes, warns once per type naming it, and
+// keeps the records in the log; a goal, plan mode and swarm mode in the
+// same log are restored (the goal paused, as after any restart), with no
+// warning.
 func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
 	r := newRig(t, "ok", "again")
 	s := r.ran(t, "hi")
@@ -299,7 +300,7 @@ func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
 		t.Fatal(err)
 	}
 	extra := `{"type":"goal.create","goalId":"g","objective":"ship","time":9}` + "\n" + `{"type":"plan_mode.enter","id":"p","time":9}` + "\n" +
-		`{"type":"swarm_mode.enter","trigger":"manual","time":9}` + "\n"
+		`{"type":"swarm_mode.enter","trigger":"manual","time":9}` + "\n" + `{"type":"micro_compaction.apply","cutoff":1,"time":9}` + "\n"
 	if _, err := f.WriteString(extra); err != nil {
 		t.Fatal(err)
 	}
@@ -311,8 +312,11 @@ func TestResumeWarnsAboutRecordsItCannotRestoreYet(t *testing.T) {
 	}
 	defer closeSession(t, again)
 	w := strings.Join(again.Warnings(), "\n")
-	if !strings.Contains(w, "swarm_mode.enter") || len(again.Warnings()) != 1 {
-		t.Errorf("Warnings = %q, want one line for swarm_mode.enter", again.Warnings())
+	if !strings.Contains(w, "micro_compaction.apply") || len(again.Warnings()) != 1 {
+		t.Errorf("Warnings = %q, want one line for micro_compaction.apply", again.Warnings())
+	}
+	if !again.SwarmMode() {
+		t.Error("swarm mode was not restored")
 	}
 	if g := again.Goal(); g == nil || g.Objective != "ship" || g.Status != "paused" {
 		t.Errorf("goal after the resume %+v", g)

@@ -30,14 +30,7 @@ type agentRuntime struct {
 // §7.6). Task and job files live under the agent's home.
 func newRuntime(cfg *config.Config, fs osenv.FS, env osenv.Env, home string, s *Session) *agentRuntime {
 	b := cfg.Background
-	bo := background.Options{Dir: home, FS: fs, Logger: s.logger.With("component", "background")}
-	if b.MaxRunningTasks != nil {
-		bo.MaxRunning = *b.MaxRunningTasks
-	}
-	if b.KillGracePeriodMs != nil && *b.KillGracePeriodMs > 0 {
-		bo.KillGrace = time.Duration(*b.KillGracePeriodMs) * time.Millisecond
-	}
-	r := &agentRuntime{background: background.New(bo)}
+	r := &agentRuntime{background: newBackground(cfg, fs, home, s)}
 	switch t := b.BashTaskTimeoutS; {
 	case t == nil:
 	case *t == 0:
@@ -54,6 +47,20 @@ func newRuntime(cfg *config.Config, fs osenv.FS, env osenv.Env, home string, s *
 	}
 	r.cron = cron.New(co)
 	return r
+}
+
+// newBackground is the background task manager of the agent whose home
+// is home, with [background]'s cap and grace.
+func newBackground(cfg *config.Config, fs osenv.FS, home string, s *Session) *background.Manager {
+	b := cfg.Background
+	bo := background.Options{Dir: home, FS: fs, Logger: s.logger.With("component", "background")}
+	if b.MaxRunningTasks != nil {
+		bo.MaxRunning = *b.MaxRunningTasks
+	}
+	if b.KillGracePeriodMs != nil && *b.KillGracePeriodMs > 0 {
+		bo.KillGrace = time.Duration(*b.KillGracePeriodMs) * time.Millisecond
+	}
+	return background.New(bo)
 }
 
 // fileClock is KIMI_CRON_CLOCK=file:<path>: the wall clock read from the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,10 @@ import (
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/profile"
 	"github.com/kimigo/kimigo/profile/skill"
+	"github.com/kimigo/kimigo/tools"
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Options open a Session: everything a front end knows when it starts.
@@ -99,6 +103,10 @@ type Options struct {
 	Sandbox SandboxOptions
 	// Version is kimigo's version, for the providers' User-Agent.
 	Version string
+	// HTTPClient, when set, sends every model request (an embedder's
+	// transport; tests reach an in-memory fake through it). Nil means
+	// the configuration's client, which honours its proxy settings.
+	HTTPClient *http.Client
 	// Cards asks a resume for the main agent's UI replay stream (spec 02
 	// §6.12), limited to the last *CardTurns user turns (§6.13; nil keeps
 	// all); TakeReplayCards hands it over once. Without Cards no card is
@@ -170,6 +178,20 @@ type Session struct {
 	sandbox *commandSandbox
 	// side are the open side conversations (btw.go).
 	side sideChannels
+
+	// What subagents are built from (subagent.go): the main agent's
+	// subagent host, the registry of children, and the main agent's OS
+	// seam, workspace, request routing, file seam, fetcher, prompt's
+	// sandbox statement and data root, which children share.
+	host        *subagentHost
+	subs        subagents
+	env         osenv.Env
+	ws          workspace.Dirs
+	requests    Requests
+	textFiles   osenv.Env
+	fetcher     tools.URLFetcher
+	sandboxInfo profile.SandboxInfo
+	home        string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -376,7 +398,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	}
 	s.bus = event.NewBus(event.BusOptions{})
 	s.broker = newBroker(s.bus)
-	s.models = newModels(o.Config, o.Version, s.id, s.logger)
+	s.models = newModels(o.Config, o.Version, s.id, s.logger, o.HTTPClient)
 	s.mcp = newMCP(o.Config, o.Env, o.Version, s)
 	s.hooks = newHooks(o.Config, o.Env, s)
 	s.skills = p.skills
@@ -387,6 +409,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		return err
 	}
 	s.agent = agent.New(ao)
+	s.host.agent = s.agent
 	if s.mcp != nil {
 		s.mcp.Start(o.MCPServers)
 	}
@@ -395,6 +418,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 		if err != nil {
 			return fmt.Errorf("resume session %s: %w", s.id, err)
 		}
+		s.host.bind(s.agent.Config())
 		s.cards, res.Cards = res.Cards, nil
 		s.replay = res
 		s.mu.Lock()
@@ -641,6 +665,7 @@ func (s *Session) Close(ctx context.Context) error {
 		}
 		err = errors.Join(err, s.closeBtw(ctx))
 		err = errors.Join(err, s.agent.Close(ctx))
+		err = errors.Join(err, s.closeChildren(ctx))
 		err = errors.Join(err, s.sessionEnd(ctx))
 		err = errors.Join(err, s.closeMCP(ctx))
 		if serr := s.sandbox.Close(); serr != nil {

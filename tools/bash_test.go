@@ -361,6 +361,9 @@ func (f *fakeBackground) RunProcess(context.Context, tools.ForegroundProcess) (t
 func (f *fakeBackground) StartQuestion(context.Context, tools.BackgroundQuestion) (tools.BackgroundTask, error) {
 	return tools.BackgroundTask{}, errors.New("fakeBackground runs no questions")
 }
+func (f *fakeBackground) RunAgent(context.Context, tools.AgentTask) (tools.ForegroundTask, error) {
+	return nil, errors.New("fakeBackground runs no subagents")
+}
 func (f *fakeBackground) List(bool) []tools.TaskInfo        { return nil }
 func (f *fakeBackground) Get(string) (tools.TaskInfo, bool) { return tools.TaskInfo{}, false }
 func (f *fakeBackground) Snapshot(context.Context, string, int) (tools.OutputSnapshot, tools.TaskInfo, bool) {

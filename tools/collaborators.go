@@ -37,6 +37,12 @@ type BackgroundTasks interface {
 	RunProcess(ctx context.Context, p ForegroundProcess) (ForegroundTask, error)
 	// StartQuestion registers a background question (spec 05 §4.10).
 	StartQuestion(ctx context.Context, q BackgroundQuestion) (BackgroundTask, error)
+	// RunAgent registers a subagent run as an agent task (spec 05 §5.6
+	// step 4): detached from the start when a.Background, else as the
+	// foreground task of the call whose context is ctx (when ctx ends
+	// while the task is attached, it is stopped as interrupted by the
+	// user). A background registration over the cap is refused.
+	RunAgent(ctx context.Context, a AgentTask) (ForegroundTask, error)
 	// List returns the tasks, oldest first: the active ones, or with
 	// activeOnly false also the finished background tasks and those a
 	// resume found lost. Finished foreground tasks are never listed.
@@ -121,6 +127,24 @@ type BackgroundQuestion struct {
 	// Ask runs the question and returns the tool's result; ctx ends when
 	// the task is stopped.
 	Ask func(ctx context.Context) (loop.ToolResult, error)
+}
+
+// AgentTask is a subagent run handed to BackgroundTasks.
+type AgentTask struct {
+	Description    string
+	AgentID        string
+	SubagentType   string
+	Model          string
+	ThinkingEffort string
+	// Background registers the task detached.
+	Background bool
+	// Timeout is the task's deadline; 0 means none.
+	Timeout time.Duration
+	// Run runs the subagent to its handoff and returns its final text;
+	// ctx ends when the task is stopped or timed out.
+	Run func(ctx context.Context) (string, error)
+	// OnDetach, when set, is told the task left the foreground.
+	OnDetach func()
 }
 
 // BackgroundTask identifies a registered task.
@@ -289,9 +313,67 @@ type SkillRegistry interface {
 	HasModelInvocable() bool
 }
 
+// SubagentLauncher is one agent's subagent host as the Agent tool sees it
+// (the session implements it, spec 05 §5). Safe for concurrent use.
+type SubagentLauncher interface {
+	// Types are the profiles the agent may delegate to (spec 05 §5.2),
+	// sorted by name.
+	Types() []SubagentType
+	// Timeout is the subagent deadline (spec 05 §5.8); 0 means none.
+	Timeout() time.Duration
+	// ProfileOf is the profile of the agent's child id, "" when id is not
+	// one of its children.
+	ProfileOf(id string) string
+	// Prepare checks a request and readies its child: a new one from a
+	// profile, or the earlier child req.Resume names. A request that
+	// cannot run (unknown or disallowed profile, a model that does not
+	// resolve, an unknown or foreign or running child) is an error naming
+	// the value, and nothing is spawned. The run starts with Run, or is
+	// given up with Abandon.
+	Prepare(ctx context.Context, req SubagentRequest) (SubagentRun, error)
+}
+
+// SubagentType is a profile a subagent can be spawned from, as the Agent
+// tool's description lists it.
+type SubagentType struct {
+	Name, Description, WhenToUse string
+	Tools, DisallowedTools       []string
+}
+
+// SubagentRequest is one Agent call.
+type SubagentRequest struct {
+	// Profile is the profile of a new child; Resume the agent id of an
+	// earlier one (then Profile is empty).
+	Profile, Resume string
+	Prompt          string
+	Description     string
+	ToolCallID      string
+	TurnID          string
+	Background      bool
+}
+
+// SubagentRun is a prepared subagent run.
+type SubagentRun interface {
+	// AgentID is the child's agent id ("agent-3"); Profile its profile.
+	AgentID() string
+	Profile() string
+	// Model and ThinkingEffort are the child's model alias and effort.
+	Model() string
+	ThinkingEffort() string
+	// Run runs the child's turn to its handoff (re-asking once when it is
+	// short) and returns the handoff text. ctx ending cancels the child
+	// with ctx's cause. It is called once.
+	Run(ctx context.Context) (string, error)
+	// Abandon gives the run up before Run (the task could not be
+	// registered).
+	Abandon()
+	// Detached tells the host the run left the foreground: a cancel of
+	// the parent's turn no longer reaches it.
+	Detached()
+}
+
 // Later collaborators (spec 05 §4.11–4.17, §11.1). Each arrives with the
 // tools that use it:
 //
-// TODO(tools): SubagentLauncher (spawn/resume/delegatable set) with the Agent and AgentSwarm tools.
 // TODO(tools): PlanModeControl (enter/exit, plan file) with EnterPlanMode and ExitPlanMode.
 // TODO(tools): GoalControl (create/get/budget/update) with the goal tools.

@@ -27,8 +27,9 @@
 // permission chain (agent/permission); files and processes (package osenv:
 // every tool gets an osenv.Env and its workspace.Dirs when it is built, never
 // per call); background tasks, questions to the user, subagents, cron,
-// skills, plan and goal modes (reached through the small interfaces in
-// collaborators.go, plan_mode.go and goal.go, implemented elsewhere). Grep and Glob (grep.go,
+// skills, plan and goal modes, swarm mode and the running of a swarm
+// (reached through the small interfaces in collaborators.go, plan_mode.go,
+// goal.go and agent_swarm.go, implemented elsewhere). Grep and Glob (grep.go,
 // glob.go) run on the native engine in tools/search.
 //
 // Invariants, and the tests that guard them:
@@ -50,4 +51,8 @@
 //   - select_tools and Skill follow spec 05 §12 scenarios 84–86, through
 //     the real agent (agent's TestScenario84…, TestScenario85…,
 //     TestScenario86…).
+//   - AgentSwarm rejects a bad call before anything starts, builds resumes
+//     then items with every {{item}} replaced, and answers with the
+//     <agent_swarm_result> block in input order even when children failed
+//     (agent_swarm_test.go, S58, S61).
 package tools

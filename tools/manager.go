@@ -85,8 +85,14 @@ type Options struct {
 	// (an editor's buffers through the ACP client, spec 06 §8.8).
 	TextFiles osenv.Env
 
-	// TODO(tools): SubagentLauncher (Agent, AgentSwarm) is added here with
-	// its tools (spec 05 §2.2).
+	// Subagents is the agent's subagent host: with Background it
+	// registers the Agent tool (spec 05 §5.6).
+	Subagents SubagentLauncher
+
+	// Swarm registers AgentSwarm (the session's subagent host runs it);
+	// SwarmMode is the agent's swarm mode, entered by each call.
+	Swarm     SwarmRunner
+	SwarmMode SwarmMode
 }
 
 // Manager is one agent's tool table (spec 05 §2): the registered builtin,
@@ -172,6 +178,12 @@ func (m *Manager) buildBuiltins() map[string]loop.ExecutableTool {
 	}
 	if o.Fetcher != nil {
 		tools = append(tools, NewFetchURL(o.Fetcher))
+	}
+	if o.Subagents != nil && o.Background != nil {
+		tools = append(tools, NewAgent(AgentOptions{Launcher: o.Subagents, Tasks: o.Background, AllowBackground: m.allowBackground()}))
+	}
+	if o.Swarm != nil {
+		tools = append(tools, NewAgentSwarm(o.Swarm, o.SwarmMode))
 	}
 	if o.Context != nil {
 		tools = append(tools, newSelectTools(m, o.Context))

@@ -46,6 +46,7 @@ type entry struct {
 
 	info      tools.TaskInfo // guarded by m.mu
 	requested string         // guarded by m.mu; the first stop reason asked for
+	stopCause error          // guarded by m.mu; the abort cause of an interrupted call, else nil
 
 	outMu    sync.Mutex
 	ring     *ring          // guarded by outMu

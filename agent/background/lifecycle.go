@@ -1,6 +1,7 @@
 package background
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -52,11 +53,21 @@ func (m *Manager) lifecycle(e *entry) {
 			return
 		case <-e.stopReq:
 			m.mu.Lock()
-			reason := e.requested
+			reason, cause := e.requested, e.stopCause
 			m.mu.Unlock()
-			m.finish(e, m.stopWorker(e, errors.New(reason), tools.TaskKilled, reason))
+			if cause == nil {
+				cause = errors.New(reason)
+			}
+			m.finish(e, m.stopWorker(e, cause, tools.TaskKilled, reason))
 			return
 		case <-signal:
+			// The task is aborted with the call's cause (spec 05 §6.3), so
+			// a user's cancel reaches it as the user's.
+			m.mu.Lock()
+			if e.requested == "" {
+				e.stopCause = context.Cause(e.signal)
+			}
+			m.mu.Unlock()
 			e.requestStop("Interrupted by user")
 			signal = nil
 		case kind := <-e.detachReq:

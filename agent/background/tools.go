@@ -49,3 +49,20 @@ func (m *Manager) StartAgent(spec AgentSpec, timeout time.Duration) (string, err
 	}
 	return h.ID(), nil
 }
+
+// RunAgent implements tools.BackgroundTasks: a subagent run as an agent
+// task, detached from the start or as the foreground task of the call
+// whose context is ctx.
+func (m *Manager) RunAgent(ctx context.Context, a tools.AgentTask) (tools.ForegroundTask, error) {
+	spec := AgentSpec{Description: a.Description, AgentID: a.AgentID, SubagentType: a.SubagentType, Model: a.Model,
+		ThinkingEffort: a.ThinkingEffort, Run: a.Run, OnDetach: a.OnDetach}
+	o := RegisterOptions{Timeout: a.Timeout}
+	if !a.Background {
+		o.Foreground, o.Signal = true, ctx
+	}
+	h, err := m.Register(NewAgentTask(spec), o)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}

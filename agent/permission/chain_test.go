@@ -76,7 +76,8 @@ func TestScenario04PreToolUseInputShape(t *testing.T) {
 }
 
 func TestScenario05SwarmExclusivityMixed(t *testing.T) {
-	r := newRig(t, withMode(permission.ModeAuto), withSlots(permission.Slots{SwarmExclusive: swarmExclusive()}))
+	slots, _ := swarmSlots(t, false)
+	r := newRig(t, withMode(permission.ModeAuto), withSlots(slots))
 	got := r.callBatch(llm.ToolCall{ID: "s", Name: "AgentSwarm", Arguments: `{}`}, llm.ToolCall{ID: "r", Name: "Read", Arguments: `{"path":"a.go"}`})
 	for i, a := range got {
 		wantBlock(t, a, nil, "only tool call")
@@ -87,7 +88,8 @@ func TestScenario05SwarmExclusivityMixed(t *testing.T) {
 }
 
 func TestScenario06SwarmExclusivityMultiple(t *testing.T) {
-	r := newRig(t, withSlots(permission.Slots{SwarmExclusive: swarmExclusive()}))
+	slots, _ := swarmSlots(t, false)
+	r := newRig(t, withSlots(slots))
 	two := r.callBatch(llm.ToolCall{ID: "a", Name: "AgentSwarm", Arguments: `{}`}, llm.ToolCall{ID: "b", Name: "AgentSwarm", Arguments: `{}`})
 	for _, a := range two {
 		wantBlock(t, a, nil, "one at a time")
@@ -455,12 +457,14 @@ func TestScenario30YoloApprovesOrdinaryCalls(t *testing.T) {
 }
 
 func TestScenario31SwarmModeApprove(t *testing.T) {
-	active := true
-	r := newRig(t, withSlots(permission.Slots{SwarmExclusive: swarmExclusive(), SwarmApprove: swarmApprove(&active)}))
+	slots, mode := swarmSlots(t, true)
+	r := newRig(t, withSlots(slots))
 	if got := r.judge("AgentSwarm", `{}`); got != approved || r.decidedBy() != "swarm-mode-agent-swarm-approve" {
 		t.Errorf("swarm on: %s by %q", got, r.decidedBy())
 	}
-	active = false
+	if err := mode.Exit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	if got := r.judge("AgentSwarm", `{}`); got != asked {
 		t.Errorf("swarm off: %s", got)
 	}

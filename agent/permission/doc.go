@@ -72,7 +72,7 @@
 // (ERRATA 34 denials), realpath_test.go (links and /proc on disk),
 // safety_table_test.go (issue 16's table of at least 150 calls),
 // TestRuleReferenceTable (the reference's rules × commands table), and
-// bench_test.go (BenchmarkChainBash). slots_test.go puts the real plan and
-// goal policies (agent/plan, agent/goal) into the slots, and stand-ins for
-// swarm's.
+// bench_test.go (BenchmarkChainBash). slots_test.go puts the real plan,
+// goal and swarm policies (agent/plan, agent/goal, agent/swarm) into the
+// slots.
 package permission

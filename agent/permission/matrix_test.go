@@ -92,8 +92,7 @@ func TestModeSituationMatrix(t *testing.T) {
 		for i, mode := range []permission.Mode{permission.ModeManual, permission.ModeYolo, permission.ModeAuto} {
 			want := s.cells[i]
 			t.Run(s.name+"/"+string(mode), func(t *testing.T) {
-				swarmOn := s.swarm
-				slots := permission.Slots{SwarmExclusive: swarmExclusive(), SwarmApprove: swarmApprove(&swarmOn)}
+				slots, _ := swarmSlots(t, s.swarm)
 				modes := []rigOption{withSlots(slots), withGoals(), withPlanOff()}
 				if s.plan {
 					modes[2] = withPlan("# Plan")

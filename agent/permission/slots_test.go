@@ -9,13 +9,13 @@ import (
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/agent/permission"
 	"github.com/kimigo/kimigo/agent/plan"
+	"github.com/kimigo/kimigo/agent/swarm"
 	"github.com/kimigo/kimigo/osenv"
 	"github.com/kimigo/kimigo/tools"
 )
 
-// The plan and goal slots are filled with the real policies of agent/plan
-// and agent/goal; the swarm slots still hold stand-ins that follow spec 04
-// §2.4.2 closely enough to pin where they sit.
+// The plan, goal and swarm slots are filled with the real policies of
+// agent/plan, agent/goal and agent/swarm.
 
 // planHome is the agent home of the rig's plan mode: the plan "p" lives
 // at planPath.
@@ -106,45 +106,18 @@ func (r *rig) modeTools() {
 	}
 }
 
-func swarmExclusive() permission.Policy {
-	return policyFunc{"swarm-exclusive", func(c *permission.Call) permission.Verdict {
-		n := 0
-		for _, tc := range c.ToolCalls {
-			if tc.Name == "AgentSwarm" {
-				n++
-			}
+// swarmSlots are the swarm policies of a real swarm mode, unbound (its
+// records apply at once), on when on is set; the mode is returned to turn
+// it off.
+func swarmSlots(t testing.TB, on bool) (permission.Slots, *swarm.Mode) {
+	t.Helper()
+	m := swarm.New()
+	if on {
+		if err := m.Enter(t.Context(), swarm.TriggerManual); err != nil {
+			t.Fatal(err)
 		}
-		t := len(c.ToolCalls)
-		switch {
-		case n == 0 || n == 1 && t == 1:
-			return permission.Verdict{}
-		case n > 1:
-			msg := "Swarms run one at a time: issue AgentSwarm calls sequentially, or merge them into one swarm."
-			if t > n {
-				msg += " AgentSwarm must not be combined with other tools in the same response."
-			}
-			return permission.Verdict{Kind: permission.Deny, Message: msg}
-		}
-		return permission.Verdict{Kind: permission.Deny, Message: "AgentSwarm must be the only tool call of the response; retry it alone."}
-	}}
-}
-
-func swarmApprove(active *bool) permission.Policy {
-	return policyFunc{"swarm-approve", func(c *permission.Call) permission.Verdict {
-		if c.Name() == "AgentSwarm" && *active {
-			return permission.Verdict{Kind: permission.Approve}
-		}
-		return permission.Verdict{}
-	}}
-}
-
-type policyFunc struct {
-	name string
-	fn   func(c *permission.Call) permission.Verdict
-}
-
-func (p policyFunc) Name() string { return p.name }
-
-func (p policyFunc) Evaluate(_ context.Context, c *permission.Call) (permission.Verdict, error) {
-	return p.fn(c), nil
+	}
+	var s permission.Slots
+	m.Slots(&s)
+	return s, m
 }

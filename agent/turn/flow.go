@@ -41,6 +41,10 @@ type Options struct {
 	Injector  Injector
 	Gate      PermissionGate
 	Goals     GoalStore
+	// AfterTurn, when set, runs after each turn's body, before its
+	// records are flushed and turn.ended is published, with a context
+	// that outlives the turn's cancellation (swarm mode's auto exit).
+	AfterTurn func(ctx context.Context)
 	Hooks     HookRunner
 	Usage     UsageRecorder
 	Events    EventSink

@@ -213,6 +213,9 @@ func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart
 	persist, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	f.closeAbandoned(persist, turnID, out)
+	if f.o.AfterTurn != nil {
+		f.o.AfterTurn(persist)
+	}
 	if f.CurrentID() == turnID {
 		f.o.Usage.EndTurn()
 	}

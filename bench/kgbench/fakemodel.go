@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
+	"time"
 )
 
 // fakeModel is a loopback Chat Completions service for the benchmark. It
@@ -15,14 +19,38 @@ import (
 // says "tools:N" is answered with a tool call (Read of a.txt, one more
 // line each time) until the conversation holds N tool results, then with
 // a short text; "bash:N" asks for Bash calls (`head -n <k> a.txt`)
-// instead; any other prompt is answered with text at once. Each answer is
+// instead; "agents:N" asks for N background Agent calls in one response,
+// and each child's task ("Subagent task k") is answered with a 250-character
+// handoff; any other prompt is answered with text at once. Each answer is
 // streamed as the real service streams it, with usage.
+//
+// For the subagent scenario it notes when it finished sending the Agent
+// calls and when each child's first request arrived; GET /v1/stats
+// returns those delays in milliseconds (and forgets them).
 type fakeModel struct {
-	toolsWanted *regexp.Regexp // "tools:N" or "bash:N" in the prompt
+	toolsWanted  *regexp.Regexp // "tools:N" or "bash:N" in the prompt
+	agentsWanted *regexp.Regexp // "agents:N"
+
+	mu     sync.Mutex
+	sent   time.Time            // the last Agent calls were sent
+	firsts map[string]time.Time // a child's first request, by task
+	delays []float64            // ms from sent to each child's first request
 }
 
-func newFakeModel() fakeModel {
-	return fakeModel{toolsWanted: regexp.MustCompile(`(tools|bash):(\d+)`)}
+func newFakeModel() *fakeModel {
+	return &fakeModel{toolsWanted: regexp.MustCompile(`(tools|bash):(\d+)`), agentsWanted: regexp.MustCompile(`agents:(\d+)`),
+		firsts: map[string]time.Time{}}
+}
+
+// stats serves and forgets the children's delays.
+func (f *fakeModel) stats(w http.ResponseWriter) {
+	f.mu.Lock()
+	d := f.delays
+	f.delays = nil
+	f.mu.Unlock()
+	slices.Sort(d)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(d) // a failed write only loses the figures
 }
 
 // chatRequest is the part of a request the fake reads.
@@ -33,7 +61,11 @@ type chatRequest struct {
 	} `json:"messages"`
 }
 
-func (f fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/v1/stats" {
+		f.stats(w)
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
@@ -43,10 +75,16 @@ func (f fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
-	want, done, bash := 0, 0, false
+	want, done, bash, agents, first := 0, 0, false, 0, ""
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "user":
+			if first == "" {
+				first = string(m.Content)
+				if g := f.agentsWanted.FindStringSubmatch(first); g != nil {
+					agents, _ = strconv.Atoi(g[1])
+				}
+			}
 			if want == 0 {
 				if g := f.toolsWanted.FindSubmatch(m.Content); g != nil {
 					want, _ = strconv.Atoi(string(g[2]))
@@ -58,6 +96,31 @@ func (f fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
+	if task := strings.Index(first, "Subagent task "); task >= 0 && done == 0 {
+		f.childArrived(first[task:])
+	}
+	switch {
+	case agents > 0 && done == 0:
+		var calls []any
+		for k := range agents {
+			args, _ := json.Marshal(map[string]any{"prompt": fmt.Sprintf("Subagent task %d: report on part %d.", k, k),
+				"description": fmt.Sprintf("Part %d", k), "run_in_background": true})
+			calls = append(calls, map[string]any{"index": k, "id": fmt.Sprintf("call_a%d", k), "type": "function",
+				"function": map[string]any{"name": "Agent", "arguments": string(args)}})
+		}
+		writeChunk(w, map[string]any{"role": "assistant", "tool_calls": calls}, nil)
+		writeChunk(w, map[string]any{}, "tool_calls")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		f.mu.Lock()
+		f.sent, f.firsts = time.Now(), map[string]time.Time{} // a new run's children
+		f.mu.Unlock()
+		return
+	case strings.Contains(first, "Subagent task "):
+		writeChunk(w, map[string]any{"role": "assistant", "content": "Part checked. " + strings.Repeat("Nothing to report. ", 12)}, nil)
+		writeChunk(w, map[string]any{}, "stop")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
 	if done < want {
 		// Each call asks for a different line count, so the repeat guard
 		// (spec 03 §3.4) sees no repeated call.
@@ -88,4 +151,16 @@ func writeChunk(w http.ResponseWriter, delta map[string]any, finish any) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// childArrived notes a child's first request.
+func (f *fakeModel) childArrived(task string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.firsts[task]; ok || f.sent.IsZero() {
+		return
+	}
+	now := time.Now()
+	f.firsts[task] = now
+	f.delays = append(f.delays, float64(now.Sub(f.sent).Microseconds())/1000)
 }

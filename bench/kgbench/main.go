@@ -13,6 +13,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -32,6 +33,7 @@ func main() {
 	serve := flag.Bool("serve", false, "only serve the fake model and print its base URL")
 	startup := flag.String("startup", "", "comma-separated work dirs: measure only a one-shot prompt in each, "+
 		"with a warm and a cold git cache, for each of the comma-separated -kimigo binaries")
+	subagents := flag.Int("subagents", 0, "measure only a prompt whose model reply starts this many background subagents")
 	flag.Parse()
 	if *serve {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -48,7 +50,9 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	if *startup != "" {
+	if *subagents > 0 {
+		err = benchSubagents(*bin, base, *subagents, *runs)
+	} else if *startup != "" {
 		err = benchStartup(strings.Split(*bin, ","), strings.Split(*startup, ","), base, *runs)
 	} else {
 		err = bench(*bin, *floor, base, *runs)
@@ -203,6 +207,53 @@ func benchStartup(bins, dirs []string, base string, n int) error {
 	fmt.Printf("one-shot prompt by work dir, %d runs per scenario (interleaved), %s/%s, %d CPUs\n\n", n,
 		runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	printTable(os.Stdout, results)
+	return nil
+}
+
+// benchSubagents measures a print run whose first model reply makes n
+// background Agent calls; each child answers at once with its handoff and
+// the run ends once the parent has answered their notifications. Besides
+// the table it reports, from the fake model's clock, the delay from the
+// end of the reply with the calls to each child's first request (all
+// children of all runs, the warm-up run included).
+func benchSubagents(bin, base string, children, n int) error {
+	tmp, err := os.MkdirTemp("", "kgbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	work := filepath.Join(tmp, "work")
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return err
+	}
+	env, _, err := benchEnv(tmp, base)
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%d background subagents", children)
+	results, err := measure([]scenario{{name: name,
+		argv: []string{bin, "-p", fmt.Sprintf("split the work (agents:%d)", children)}}}, n, work, env)
+	if err != nil {
+		return err
+	}
+	resp, err := http.Get(base + "/stats")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var delays []float64
+	if err := json.NewDecoder(resp.Body).Decode(&delays); err != nil {
+		return fmt.Errorf("the fake model's stats: %w", err)
+	}
+	if len(delays) == 0 {
+		return fmt.Errorf("no child reached the fake model")
+	}
+	fmt.Printf("kimigo %s, %d runs (after a warm-up), %s/%s, %d CPUs\n\n", bin, n, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	printTable(os.Stdout, results)
+	d := statsOf(delays)
+	fmt.Printf("\nAgent calls sent → a child's first request, over %d children: median %.2f ms, min %.2f ms, max %.2f ms\n",
+		len(delays), d.med, d.min, d.max)
+	fmt.Printf("batch: the last child's first request %.2f ms after the calls, %.2f ms per child\n", d.max, d.max/float64(children))
 	return nil
 }
 

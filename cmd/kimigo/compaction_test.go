@@ -111,7 +111,7 @@ func firstMessageRefusal(kind string) llmtest.Reply {
 // prompt, even when the history no longer fits it whole.
 func TestScenarioCompactionFiveTimesOnEveryWire(t *testing.T) {
 	forEachProvider(t, func(t *testing.T, kind string) {
-		const window, files = 15_000, 40 // 12,000 plus the definitions of the plan, goal, task and cron tools
+		const window, files = 16_000, 40 // 12,000 plus the definitions of the plan, goal, task, cron and Agent tools
 		c := newCLI(t)
 		srv := c.windowedFake(kind, window)
 		writeFiles(c, files, 180)
@@ -147,7 +147,7 @@ func TestContinueAfterACompactionTheServiceRefused(t *testing.T) {
 	for _, kind := range []string{"anthropic", "openai"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			const window, files = 15_000, 6
+			const window, files = 16_000, 6 // room for the default tools, Agent included
 			c := newCLI(t)
 			srv := c.windowedFake(kind, window)
 			writeFiles(c, files, 180)

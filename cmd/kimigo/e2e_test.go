@@ -41,11 +41,12 @@ func TestE2EText(t *testing.T) {
 		// The request for a one-word prompt, system prompt and default
 		// tools included, stays small. It was under 30 KB before the plan,
 		// goal, task and cron tools and the skills listing joined it (about
-		// 35 KB with them).
+		// 35 KB with them), the Agent tool with its list of agent types
+		// adds about 3.5 KB and AgentSwarm about 1.7 KB.
 		size := len(srv.Request(0).Body)
 		t.Logf("%s: the one-word request is %d bytes", kind, size)
-		if size >= 36_000 {
-			t.Errorf("one-word request is %d bytes; want under 36 KB", size)
+		if size >= 41_000 {
+			t.Errorf("one-word request is %d bytes; want under 41 KB", size)
 		}
 	})
 }

@@ -80,9 +80,15 @@ func rejected(srv *llmtest.Server) []string {
 }
 
 // Point 1: with the data root on a small tmpfs, a tool fills the disk
-// mid-turn and prints more than a page, so its result needs a block the
-// disk no longer has. The next record append fails: the run exits 1 at once, naming
-// wire.jsonl and ENOSPC and saying what to do. Once space returns, -c
+// mid-turn and prints ten pages, so its result needs blocks the disk no
+// longer has. Ten, not one: the result may first fill the spare room of
+// wire.jsonl's last page, wherever the records before it happened to end,
+// and a page comes free after the filler stopped when the command's own
+// task record (agents/main/tasks/bash-*.json, dropped as a foreground
+// command ends) was written before the filler took the disk, so a
+// result of one or two pages would fit or not depending on the layout
+// and the timing. The result's append fails: the run exits 1 at once,
+// naming wire.jsonl and ENOSPC and saying what to do. Once space returns, -c
 // resumes the same session with everything that was acknowledged: the
 // prompt and the tool call, which gets a synthetic interrupted result, and
 // the next request passes the strict fake server.
@@ -90,8 +96,9 @@ func TestRobustDiskFullOnTmpfs(t *testing.T) {
 	c := newCLI(t)
 	mountTmpfs(t, c.home, 4<<20)
 	filler := filepath.Join(c.home, "filler")
+	const printed = 10 * 4096 // under tools.BashOutputLimit, so all of it goes into the result
 	srv := c.fake("openai",
-		llmtest.ToolCall("call_fill", "Bash", fmt.Sprintf(`{"command":"dd if=/dev/zero of=%s bs=64k 2>/dev/null; head -c 6000 /dev/zero | tr '\\0' x"}`, filler)),
+		llmtest.ToolCall("call_fill", "Bash", fmt.Sprintf(`{"command":"dd if=/dev/zero of=%s bs=64k 2>/dev/null; head -c %d /dev/zero | tr '\\0' x"}`, filler, printed)),
 		llmtest.Text("Resumed after the disk was full."))
 	r := c.run("-p", "fill the disk", "--sandbox", "off") // the filler lies outside the work dir
 	if r.code == 0 {

@@ -37,6 +37,7 @@ func builtinCommands() *Registry {
 		{Name: "auto", Args: "[on|off]", Help: "Never ask; run what the rules allow", Priority: 60, Run: modeCommand(event.ModeAuto)},
 		{Name: "manual", Help: "Ask before every tool call with side effects", Priority: 60, Run: cmdManual},
 		{Name: "plan", Args: "[on|off|clear]", Help: "Toggle plan mode", Priority: 55, IdleFor: func(a string) bool { return a == "clear" }, Run: cmdPlan, Available: offers[planner]},
+		{Name: "swarm", Args: "[on|off|task]", Help: "Split work across many subagents", Priority: 53, Run: cmdSwarm, Available: offers[swarmer]},
 		{Name: "goal", Args: "[objective|status|pause|resume|cancel|replace|budget]", Help: "Pursue an objective turn after turn", Priority: 54, Run: cmdGoal, Available: offers[goaler]},
 		{Name: "btw", Args: "<question>", Help: "Ask a side question without interrupting the work", Priority: 62, Run: cmdBtw, Available: offers[btwer]},
 		{Name: "compact", Args: "[instructions]", Help: "Summarize the conversation to free context", Priority: 65, Idle: true, Run: cmdCompact},

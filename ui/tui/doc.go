@@ -15,7 +15,10 @@
 // Bash", "agent-2 asks:"), the
 // side panel of /btw (btw.go: a side question answered while the main
 // turn goes on, follow-ups with /btw, Esc dismisses it before it reaches
-// the turn) and the footer's count of running children, the
+// the turn) and the footer's count of running children, /swarm
+// (swarm.go: on, off, or a task, which in manual mode first offers auto
+// or yolo; below the activity line, each child a rate limit suspended,
+// "agent-3 suspended: <reason> · 4s", until it starts again or ends), the
 // question dialog (question.go), the pickers for sessions, models,
 // permission modes and /undo (picker.go, switch.go), help and the
 // expanded view (help.go, pager.go), completion of commands and @paths

@@ -48,6 +48,18 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 			m.touch()
 		}
 		return nil
+	case event.SubagentSuspended:
+		m.suspend(e.SubagentID, e.Reason)
+		return nil
+	case event.SubagentStarted:
+		m.unsuspend(e.SubagentID) // a suspended child's retry starts again
+		return nil
+	case event.SubagentCompleted:
+		m.unsuspend(e.SubagentID)
+		return nil
+	case event.SubagentFailed:
+		m.unsuspend(e.SubagentID)
+		return nil
 	}
 	if !isMain(h) {
 		if m.side != nil && m.side.id != "" && h.AgentID == m.side.id {
@@ -161,6 +173,7 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 		m.turn.detail = cut(strings.TrimSpace(e.ErrorMessage), 160)
 		m.touch()
 	case event.TurnEnded:
+		m.suspended = nil // the batch ended with the turn: no child waits any more
 		return m.turnEnded(e)
 	case event.Error:
 		m.print(render.ErrorLine(m.theme, e.Code, e.Message, m.width))

@@ -73,8 +73,11 @@ type Model struct {
 	// other than main whose turn runs, for the footer (btw.go).
 	side     *sidePanel
 	children map[string]bool
-	compact  *compaction
-	shell    *shellRun
+	// suspended are the children a rate limit holds back, in the order
+	// they were suspended, until they start again (swarm.go).
+	suspended []suspension
+	compact   *compaction
+	shell     *shellRun
 
 	frameOn     bool // a frame tick is scheduled
 	streamDirty bool // text arrived since the last frame

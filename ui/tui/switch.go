@@ -60,6 +60,7 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 	m.live, m.byID, m.turn, m.todos, m.queue, m.expand = nil, map[string]*item{}, nil, nil, nil, nil
 	m.prompts = nil
 	m.side, m.children = nil, nil // the old session closes its side conversations
+	m.suspended = nil
 	m.content = msg.o.Resumed
 	if msg.o.Model != "" {
 		m.model, m.effort, m.thinking = msg.o.Model, msg.o.Effort, msg.o.Thinking

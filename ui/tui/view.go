@@ -39,7 +39,8 @@ func (m *Model) View() tea.View {
 }
 
 // Frame renders the live region, top to bottom: what the running turn
-// has not printed yet, the activity line, the todo panel, the queue,
+// has not printed yet, the activity line and the children a rate limit
+// holds back, the todo panel, the queue,
 // the completion menu, the editor or the open panel, and the footer.
 // Only this region is drawn on each frame; the work is proportional to
 // it, never to the transcript.
@@ -77,6 +78,7 @@ func (m *Model) Frame() term.Frame {
 
 	if m.overlay == nil {
 		lines = append(lines, m.activity()...)
+		lines = append(lines, m.suspendedLines()...)
 	}
 	lines = append(lines, render.TodoPanel(m.theme, m.todos, m.width, m.todoAll)...)
 	lines = append(lines, m.queueLines()...)
@@ -101,10 +103,10 @@ func (m *Model) Frame() term.Frame {
 	return m.frame
 }
 
-// chrome estimates the rows below the live items: activity, todo,
-// queue, editor and footer.
+// chrome estimates the rows below the live items: activity, suspended
+// children, todo, queue, editor and footer.
 func (m *Model) chrome() int {
-	n := 2 + 1 + 2 + min(m.ed.Lines(), m.editorRows())
+	n := 2 + 1 + 2 + min(m.ed.Lines(), m.editorRows()) + min(len(m.suspended), maxSuspendedLines+1)
 	if len(m.todos) > 0 {
 		n += 8
 	}
@@ -215,6 +217,9 @@ func (m *Model) footer() render.Footer {
 	}
 	if p, ok := m.sess.(planner); ok && p.PlanMode() {
 		f.Modes = append(f.Modes, "plan")
+	}
+	if sw, ok := m.sess.(swarmer); ok && sw.SwarmMode() {
+		f.Modes = append(f.Modes, "swarm")
 	}
 	return f
 }
