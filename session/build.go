@@ -276,6 +276,15 @@ func permissionRules(specs []config.PermissionRule, warn func(string)) []permiss
 	return rules
 }
 
+// RuleProblems are the faults of rules a session would drop at load, one
+// line each naming the file, line, rule and fault: what `kimigo doctor`
+// reports beside the file's own checks.
+func RuleProblems(specs []config.PermissionRule) []string {
+	var out []string
+	permissionRules(specs, func(msg string) { out = append(out, msg) })
+	return out
+}
+
 // runRules validates the rules of this run's flags; the first malformed
 // one is the error, naming the flag (its Source) and the fault.
 func runRules(specs []config.PermissionRule) ([]permission.Rule, error) {

@@ -97,6 +97,20 @@ func builtinTool(name string) bool {
 	return false
 }
 
+// argumentTool reports the built-in tools whose calls carry an argument a
+// rule's parentheses match (a path, a command, a URL, a pattern, a name
+// or an id). A rule with an argument on any other built-in tool can never
+// match. The list follows the tools that set loop.Execution.MatchesRule;
+// a tool that starts setting it belongs here.
+func argumentTool(name string) bool {
+	switch name {
+	case "Read", "Write", "Edit", "Glob", "Grep", "Bash", "ReadMediaFile", "FetchURL", "Skill",
+		"TaskList", "TaskOutput", "TaskStop", "CronCreate", "CronDelete":
+		return true
+	}
+	return false
+}
+
 // LoadRules validates rules read from config files and returns the valid
 // ones in order. Each malformed rule is dropped alone and reported with
 // its file, line, text and the position of the fault; it denies nothing
@@ -156,6 +170,10 @@ func loadRule(s RuleSpec, o LoadOptions) (Rule, *RuleError) {
 		}
 	} else if !knownTool(p.Tool, o) {
 		return fail(toolAt+1, "unknown tool name %q%s", p.Tool, suggestTool(p.Tool))
+	}
+	if p.Arg != "" && builtinTool(p.Tool) && !argumentTool(p.Tool) {
+		return fail(p.ArgOffset+1, "%s calls carry no argument a rule can match, so this rule would never match; write %q to cover every %s call",
+			p.Tool, p.Tool, p.Tool)
 	}
 	if p.Arg != "" {
 		pos, skip := strings.CutPrefix(p.Arg, "!")

@@ -79,6 +79,9 @@ func TestRuleLoadErrors(t *testing.T) {
 		{"Read(!!)", 8, "empty pattern"},
 		{"Read(x[[:nope:]])", 8, "unknown character class"},
 		{"mcp__[z-a]", 7, "reversed range"},
+		{"Agent(explore)", 7, `write "Agent" to cover every Agent call`},
+		{"ExitPlanMode(*)", 14, "would never match"},
+		{"AskUserQuestion(x)", 17, "carry no argument"},
 	} {
 		t.Run(tt.pattern, func(t *testing.T) {
 			_, errs := permission.LoadRules([]permission.RuleSpec{

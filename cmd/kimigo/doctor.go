@@ -60,7 +60,13 @@ func runDoctor(args []string, env config.Env, p proc) int {
 			target = absolute(cwd, path)
 		}
 		c := config.Check(osenv.LocalFS{}, target, explicit)
-		results = append(results, doctorResult{label: "config.toml", path: c.Path, status: string(c.Status), messages: c.Messages})
+		r := doctorResult{label: "config.toml", path: c.Path, status: string(c.Status), messages: c.Messages}
+		if c.Status == config.CheckOK {
+			if cfg, _, err := config.Load(config.LoadOptions{Path: target, Env: env}); err == nil {
+				r = withRuleProblems(r, cfg.Permission)
+			}
+		}
+		results = append(results, r)
 	}
 	if which == "" || which == "tui" {
 		target, explicit := absolute(home, "tui.toml"), path != ""
@@ -129,7 +135,7 @@ func checkLocal(path string, explicit bool, userHome string) doctorResult {
 	}
 	// local.toml lives in <project>/.kimi-code/; the loader takes the
 	// project root.
-	_, warnings, err := config.LoadLocal(config.LocalOptions{ProjectRoot: filepath.Dir(filepath.Dir(path)), UserHome: userHome})
+	local, warnings, err := config.LoadLocal(config.LocalOptions{ProjectRoot: filepath.Dir(filepath.Dir(path)), UserHome: userHome})
 	if filepath.Base(filepath.Dir(path)) != ".kimi-code" || filepath.Base(path) != "local.toml" {
 		err = fmt.Errorf("a local settings file must be .kimi-code/local.toml, got %s", path)
 	}
@@ -139,6 +145,22 @@ func checkLocal(path string, explicit bool, userHome string) doctorResult {
 	}
 	for _, w := range warnings {
 		r.messages = append(r.messages, w.Message)
+	}
+	return withRuleProblems(r, local.Rules)
+}
+
+// withRuleProblems marks r an ERROR listing the rules a session would drop
+// (a tool name nobody knows, a rule that can never match), each with its
+// file and line.
+func withRuleProblems(r doctorResult, rules []config.PermissionRule) doctorResult {
+	problems := session.RuleProblems(rules)
+	if len(problems) == 0 {
+		return r
+	}
+	r.status = string(config.CheckError)
+	r.messages = append(r.messages, "These permission rules are dropped when a session loads them:")
+	for _, p := range problems {
+		r.messages = append(r.messages, "  "+p)
 	}
 	return r
 }

@@ -20,12 +20,15 @@ func versionString() string {
 const usage = `kimigo — a terminal coding agent
 
 Usage:
+  kimigo [options] ["<prompt>"]    open the interactive interface in a terminal,
+                                   with this first prompt when given
   kimigo -p "<prompt>" [options]   run one prompt and print the answer
   cat log | kimigo -p "<prompt>"   the prompt, then the piped text
   kimigo -p - < prompt.txt         the prompt from standard input
   kimigo sessions [--all] [--json] list sessions, newest first
-  kimigo doctor [config|tui|sessions] [path]
-                                   check the configuration files; check and
+  kimigo doctor [config|tui|local|sessions] [path]
+                                   check the configuration files and
+                                   permission rules, the sandbox; check and
                                    repair the session index
   kimigo export [session-id] [-o path] [-y] [--no-include-global-log]
                                    write a session to a ZIP for a bug report

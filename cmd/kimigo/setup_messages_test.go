@@ -86,6 +86,41 @@ api_key = "k"
 	}
 }
 
+// Issue 15 item 8: a rule the session would drop (an unknown tool, an
+// argument on a tool whose calls carry none, so it can never match) is
+// reported by doctor with its file and line, in config.toml and in the
+// project's local.toml, and warned about at load.
+func TestS15DoctorReportsRulesThatNeverMatch(t *testing.T) {
+	c := newCLI(t)
+	os.MkdirAll(c.home, 0o700)
+	cfg := filepath.Join(c.home, "config.toml")
+	os.WriteFile(cfg, []byte(`[[permission.rules]]
+decision = "deny"
+pattern = "Bash(rm:*)"
+
+[[permission.rules]]
+decision = "deny"
+pattern = "Agent(explore)"
+`), 0o600)
+	r := c.run("doctor", "config")
+	want := "ERROR config.toml  " + cfg + "\n  These permission rules are dropped when a session loads them:\n    " +
+		cfg + `:5: permission rule "Agent(explore)", column 7: Agent calls carry no argument a rule can match, so this rule would never match; write "Agent" to cover every Agent call` + "\n"
+	if r.code != 1 || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "rm:*") {
+		t.Errorf("doctor config = %v\nwant stderr with %q and nothing on Bash(rm:*)", r, want)
+	}
+	if r := c.run("-p", "hi"); !strings.Contains(r.stderr, "Warning: "+cfg+`:5: permission rule "Agent(explore)"`) {
+		t.Errorf("the run does not warn about the rule: %v", r)
+	}
+
+	local := filepath.Join(c.dir, ".kimi-code", "local.toml")
+	os.MkdirAll(filepath.Dir(local), 0o755)
+	os.WriteFile(local, []byte("[[permission.rules]]\ndecision = \"ask\"\npattern = \"Wrte(x)\"\n"), 0o600)
+	if r := c.run("doctor", "local"); r.code != 1 || !strings.Contains(r.stderr, "ERROR local.toml   "+local+"\n") ||
+		!strings.Contains(r.stderr, local+`:1: permission rule "Wrte(x)", column 1: unknown tool name "Wrte"`) {
+		t.Errorf("doctor local = %v", r)
+	}
+}
+
 // Issue 15 item 10: FetchURL is offered to the model, and reaches only
 // public addresses.
 func TestS15FetchURLOffered(t *testing.T) {
