@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/sandbox"
 	"github.com/kimigo/kimigo/session"
 	"github.com/kimigo/kimigo/ui/term"
 	"github.com/kimigo/kimigo/ui/tui"
@@ -31,6 +32,8 @@ type shellRun struct {
 	setup   setup
 	store   *session.Store
 	notices []tui.Notice
+	// sandbox confines the commands of every session the run opens.
+	sandbox session.SandboxOptions
 }
 
 // runInteractive runs the interactive interface and returns the exit
@@ -63,6 +66,11 @@ func runInteractive(o *options, env config.Env, p proc) int {
 	r.notices = append(r.notices, notes...)
 	if o.plan {
 		r.notices = append(r.notices, tui.Notice{Text: "Plan mode is not available in this version yet; --plan was ignored.", Warning: true})
+	}
+	r.sandbox = sandboxFor(st.cfg, o, false)
+	if o.skipsPermissions() && r.sandbox.Mode == sandbox.ModeOff {
+		r.notices = append(r.notices, tui.Notice{Text: "--yolo: commands run without a sandbox " +
+			"(--sandbox workspace-write keeps it).", Warning: true})
 	}
 
 	opts := tui.Options{Store: r.store, Home: st.home, WorkDir: st.workDir, Version: versionString(), TUI: settings,
@@ -126,7 +134,7 @@ func (r *shellRun) open(ctx context.Context, id string, cont, fresh bool) (*sess
 	}
 	userHome, _ := r.p.userHome()
 	so := session.Options{Config: r.setup.cfg, Store: r.store, Home: r.setup.home, WorkDir: r.setup.workDir,
-		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: mode,
+		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: mode, Sandbox: r.sandbox,
 		Requests: session.Answered, Version: versionString(), Cards: true, CardTurns: new(replayTurns),
 		Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.notices = append(r.notices, tui.Notice{Text: n.Text, Warning: n.Warning}) }}
