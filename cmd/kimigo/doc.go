@@ -27,7 +27,10 @@
 // the command sandbox of every front end from [sandbox] in config.toml
 // and --sandbox / --network: workspace-write unless configured, the
 // network off in print mode and on in the interface and ACP, where a
-// person approves each command (no spec names a default there). safety.go also holds the headless
+// person approves each command (no spec names a default there). The
+// interface (interactive.go) asks, before the session opens, whether to
+// trust a project whose own files would widen what kimigo does
+// (session.Widening, ERRATA 38). safety.go also holds the headless
 // defaults of ERRATA 34: the workspace-write sandbox with the network off
 // (--sandbox, --network, [sandbox] in config.toml), the yolo permission
 // mode in which whatever the chain would ask about is denied
@@ -50,7 +53,10 @@
 //     off and [sandbox] network apply there too; an ACP session's cwd and
 //     additionalDirectories are its writable workspace (sandbox_ui_test.go
 //     TestTUISandboxConfinesCommands, TestTUISandboxFlags,
-//     TestACPSandboxConfinesCommands).
+//     TestACPSandboxConfinesCommands). The trust question's default
+//     leaves local.toml's outside directory read-only; trusting records
+//     the project under KIMIGO_HOME and is not asked again
+//     (TestTUITrustQuestion).
 //   - --version and --help read no configuration and touch no file
 //     (main_test.go TestVersionAndHelpTouchNothing); option errors are
 //     reported before anything touches the disk (scenarios_test.go

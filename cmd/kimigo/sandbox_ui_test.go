@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/llm/llmtest"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/session"
 )
 
 // toolResults are the last messages of the requests after the first: the
@@ -127,6 +129,67 @@ func TestTUISandboxFlags(t *testing.T) {
 	p.waitFor("ok")
 	if body := string(srv.Requests()[0].Body); !strings.Contains(body, "The network is off") {
 		t.Errorf("network = false: the system prompt does not say the network is off:\n%.3000s", body)
+	}
+	p.leave("C-c")
+	p.exited()
+}
+
+// TestTUITrustQuestion: a project whose .kimi-code/local.toml adds a
+// directory outside it is asked about before the session opens (ERRATA
+// 38). "Don't trust" (the default) opens it without the directory: a
+// command cannot write there. "Trust this folder" records the project
+// in the trust store under KIMIGO_HOME; then the directory is writable,
+// and the question is not asked again.
+func TestTUITrustQuestion(t *testing.T) {
+	c := newCLI(t)
+	extra := c.outsideDir()
+	c.write(".kimi-code/local.toml", "[workspace]\nadditional_dir = [\""+extra+"\"]\n")
+	c.fake("openai")
+	touch := func(p *tmuxPane, name, want string) {
+		t.Helper()
+		p.text("!touch " + filepath.Join(extra, name) + " && echo made-$((6*7))")
+		p.keys("Enter")
+		p.waitFor(want)
+	}
+
+	p := c.inTmux()
+	scr := p.waitFor("Trust this folder?")
+	for _, want := range []string{"local.toml", "Don't trust"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the trust question lacks %q:\n%s", want, scr)
+		}
+	}
+	p.keys("Enter") // the default: don't trust
+	if scr := flat(p.waitFor("> Type a message · /")); !strings.Contains(scr, c.dir+" is not trusted") {
+		t.Errorf("no notice that the folder is not trusted:\n%s", scr)
+	}
+	touch(p, "untrusted", "Permission denied")
+	p.leave("C-c")
+	p.exited()
+	if _, err := os.Stat(filepath.Join(extra, "untrusted")); err == nil {
+		t.Error("an untrusted local.toml widened the sandbox")
+	}
+	if dirs, _ := session.TrustedDirs(osenv.LocalFS{}, c.home); len(dirs) != 0 {
+		t.Errorf("trusted %v after Don't trust", dirs)
+	}
+
+	p = c.inTmux()
+	p.waitFor("Trust this folder?")
+	p.keys("1")
+	if scr := flat(p.waitFor("> Type a message · /")); !strings.Contains(scr, "Trusted "+c.dir+".") {
+		t.Errorf("no notice that the folder is trusted:\n%s", scr)
+	}
+	touch(p, "trusted", "made-42")
+	p.leave("C-c")
+	p.exited()
+	if dirs, _ := session.TrustedDirs(osenv.LocalFS{}, c.home); len(dirs) != 1 || dirs[0] != c.dir {
+		t.Errorf("the trust store holds %v; want %s", dirs, c.dir)
+	}
+
+	p = c.inTmux()
+	scr = p.waitFor("> Type a message · /")
+	if strings.Contains(scr, "Trust this folder?") {
+		t.Errorf("a trusted project was asked about again:\n%s", scr)
 	}
 	p.leave("C-c")
 	p.exited()

@@ -74,4 +74,6 @@
 //     conversation), never to a shell of the interface's own
 //     (TestShellCommandRunsInTheSession; the sandbox's refusal through
 //     the built binary in cmd/kimigo TestTUISandboxConfinesCommands).
+//   - Options.Ask comes before the session opens; Enter takes Ask.Default
+//     (TestAskBeforeTheSessionOpens).
 package tui

@@ -94,6 +94,14 @@ func TestAskBeforeTheSessionOpens(t *testing.T) {
 	if len(got) != 1 || got[0] != -1 || !r.quit || !errors.Is(r.m.StartError(), stop) {
 		t.Errorf("answers %v, quit %v, err %v", got, r.quit, r.m.StartError())
 	}
+
+	// Enter takes the default answer, which need not be the first.
+	got, opened = nil, 0
+	r = newRig(t, mk(nil), func(o *Options) { o.Ask[0].Default = 1 })
+	r.key("enter")
+	if len(got) != 1 || got[0] != 1 || opened != 1 {
+		t.Errorf("enter on the default: answers %v, opened %d", got, opened)
+	}
 }
 
 // Help and completion show only the commands the session offers: /tasks
