@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/sandbox"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -289,5 +291,49 @@ func TestACPSandboxConfinesCommands(t *testing.T) {
 	}
 	if body := string(srv.Requests()[0].Body); !strings.Contains(body, "Commands run in a sandbox") {
 		t.Errorf("the system prompt does not state the sandbox:\n%.3000s", body)
+	}
+}
+
+// sandboxFor is every front end's sandbox: workspace-write unless
+// configured; the network off headless and on where a person approves,
+// unless [sandbox] network says otherwise; --network turns it on;
+// --yolo turns the sandbox off unless --sandbox names one; ACP (no
+// flags) reads the configuration alone.
+func TestSandboxForEveryFrontEnd(t *testing.T) {
+	no, yes := false, true
+	cfg := func(mode string, network *bool) *config.Config {
+		c := &config.Config{}
+		c.Sandbox.Mode, c.Sandbox.Network = mode, network
+		return c
+	}
+	for _, tt := range []struct {
+		args     []string // nil: ACP, which has no flags
+		cfg      *config.Config
+		headless bool
+		want     session.SandboxOptions
+	}{
+		{[]string{"-p", "x"}, cfg("", nil), true, session.SandboxOptions{Mode: sandbox.ModeWorkspaceWrite}},
+		{[]string{}, cfg("", nil), false, session.SandboxOptions{Mode: sandbox.ModeWorkspaceWrite, Network: true}},
+		{nil, cfg("", nil), false, session.SandboxOptions{Mode: sandbox.ModeWorkspaceWrite, Network: true}},
+		{[]string{}, cfg("read-only", &no), false, session.SandboxOptions{Mode: sandbox.ModeReadOnly}},
+		{nil, cfg("off", &no), false, session.SandboxOptions{Mode: sandbox.ModeOff}},
+		{[]string{"-p", "x"}, cfg("", &yes), true, session.SandboxOptions{Mode: sandbox.ModeWorkspaceWrite, Network: true}},
+		{[]string{"--network"}, cfg("", &no), false, session.SandboxOptions{Mode: sandbox.ModeWorkspaceWrite, Network: true}},
+		{[]string{"--sandbox", "read-only"}, cfg("off", nil), false, session.SandboxOptions{Mode: sandbox.ModeReadOnly, Network: true}},
+		{[]string{"--yolo"}, cfg("", nil), false, session.SandboxOptions{Mode: sandbox.ModeOff, Network: true}},
+		{[]string{"--yolo", "--sandbox", "workspace-write"}, cfg("", nil), false,
+			session.SandboxOptions{Mode: sandbox.ModeWorkspaceWrite, Network: true}},
+		{[]string{"-p", "x", "--dangerously-skip-permissions"}, cfg("", nil), true, session.SandboxOptions{Mode: sandbox.ModeOff}},
+	} {
+		var o *options
+		if tt.args != nil {
+			var err error
+			if o, err = parseArgs(tt.args); err != nil {
+				t.Fatalf("%q: %v", tt.args, err)
+			}
+		}
+		if got := sandboxFor(tt.cfg, o, tt.headless); got != tt.want {
+			t.Errorf("%q, [sandbox] %+v, headless %v: %+v; want %+v", tt.args, tt.cfg.Sandbox, tt.headless, got, tt.want)
+		}
 	}
 }
