@@ -33,6 +33,10 @@ type Options struct {
 	HomeEnv string
 	// UserHome is the user's home directory, for "~" in local.toml.
 	UserHome string
+	// Sandbox confines the commands of every session (issue 16); each
+	// session's cwd is its work dir and its additionalDirectories are
+	// writable too. The zero value runs them unconfined.
+	Sandbox session.SandboxOptions
 	// Executable is the absolute path of this program, for terminal
 	// login.
 	Executable string
@@ -266,8 +270,8 @@ func (s *Server) open(cwd, id string, dirs []string, servers []sdk.McpServer) (*
 	}
 	sess, err := session.Open(s.ctx, session.Options{Config: s.o.Config, Store: s.store, WorkDir: filepath.Clean(cwd),
 		UserHome: s.o.UserHome, Resume: id, Model: alias, AddDirs: dirs, Requests: session.Answered, TextFiles: textFiles,
-		MCPServers: callers,
-		Version:    s.o.Version, Logger: s.log,
+		MCPServers: callers, Sandbox: s.o.Sandbox,
+		Version: s.o.Version, Logger: s.log,
 		Notify: func(n session.Notice) { s.log.Info("session notice", "text", n.Text, "warning", n.Warning) }})
 	var se *session.Error
 	switch {

@@ -97,9 +97,11 @@ type Config struct {
 // Sandbox is [sandbox]: how commands are confined (issue 16).
 type Sandbox struct {
 	// Mode is "read-only", "workspace-write" or "off"; "" means the
-	// front end's default (print mode: workspace-write).
+	// default, workspace-write, in every front end.
 	Mode string
-	// Network lets sandboxed commands reach the network; nil means off.
+	// Network lets sandboxed commands reach the network; nil means the
+	// front end's default (print mode: off; the interface and ACP, where
+	// a person approves commands: on).
 	Network *bool
 }
 

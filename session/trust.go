@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/osenv"
 )
 
@@ -101,4 +102,37 @@ func trustedWidening(fsys osenv.FS, home, root, file string, dirs []string, warn
 func Trusted(fsys osenv.FS, home, workDir string) bool {
 	dirs, err := TrustedDirs(fsys, home)
 	return err == nil && slices.Contains(dirs, filepath.Clean(config.ProjectRoot(fsys, workDir)))
+}
+
+// Widening names the files of the project of workDir that ask for more
+// than the project itself (ERRATA 38): a .kimi-code/local.toml adding
+// directories outside the project, a .mcp.json or .kimi-code/mcp.json
+// naming servers. It is empty when the project is trusted or asks for
+// nothing; otherwise the interface asks whether to trust the project
+// before the session opens. A file that does not read or parse counts
+// as asking (the session reports it when it opens).
+func Widening(fsys osenv.FS, home, workDir, userHome string) []string {
+	if Trusted(fsys, home, workDir) {
+		return nil
+	}
+	var files []string
+	root := config.ProjectRoot(fsys, workDir)
+	local, _, err := config.LoadLocal(config.LocalOptions{FS: fsys, ProjectRoot: root, UserHome: userHome})
+	switch {
+	case err != nil:
+		files = append(files, local.Path)
+	case slices.ContainsFunc(local.AdditionalDirs, func(d string) bool { return !osenv.Within(d, root) }):
+		files = append(files, local.Path)
+	}
+	servers, err := mcp.Load(fsys, mcp.LoadOptions{WorkDir: workDir})
+	var ce *mcp.ConfigError
+	if errors.As(err, &ce) {
+		files = append(files, ce.Path)
+	}
+	for _, s := range servers {
+		if (s.Source == mcp.SourceProject || s.Source == mcp.SourceLocal) && !slices.Contains(files, s.Path) {
+			files = append(files, s.Path)
+		}
+	}
+	return files
 }

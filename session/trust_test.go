@@ -65,3 +65,51 @@ func TestUntrustedLocalTomlWidensNothing(t *testing.T) {
 		t.Errorf("a corrupt store = %v; want an error naming it", err)
 	}
 }
+
+// Widening names the project files that ask for more than the project
+// (the interface asks whether to trust it then): local.toml only when a
+// directory lies outside the project, .mcp.json and .kimi-code/mcp.json
+// when they name servers, a file that does not parse; nothing once the
+// project is trusted.
+func TestWideningNamesTheFilesThatAsk(t *testing.T) {
+	root := t.TempDir()
+	home, work, outside := filepath.Join(root, "home"), filepath.Join(root, "work"), filepath.Join(root, "outside")
+	for _, d := range []string{home, filepath.Join(work, ".kimi-code"), filepath.Join(work, "sub"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(work, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fsys := osenv.LocalFS{}
+	widening := func() []string { return session.Widening(fsys, home, work, root) }
+	if got := widening(); len(got) != 0 {
+		t.Errorf("an empty project: %v", got)
+	}
+	local := write(".kimi-code/local.toml", "[workspace]\nadditional_dir = [\"sub\"]\n")
+	if got := widening(); len(got) != 0 {
+		t.Errorf("a directory inside the project: %v", got)
+	}
+	write(".kimi-code/local.toml", "[workspace]\nadditional_dir = [\"sub\", \""+outside+"\"]\n")
+	project := write(".mcp.json", `{"mcpServers": {"x": {"command": "x"}}}`)
+	if got := widening(); !cmp.Equal(got, []string{local, project}) {
+		t.Errorf("widening = %v; want local.toml and .mcp.json", got)
+	}
+	write(".mcp.json", `{"mcpServers": {}}`)
+	broken := write(".kimi-code/mcp.json", `{`)
+	if got := widening(); !cmp.Equal(got, []string{local, broken}) {
+		t.Errorf("widening = %v; want local.toml and the broken .kimi-code/mcp.json", got)
+	}
+	if err := session.Trust(fsys, home, work); err != nil {
+		t.Fatal(err)
+	}
+	if got := widening(); len(got) != 0 {
+		t.Errorf("a trusted project: %v", got)
+	}
+}

@@ -73,7 +73,7 @@ func runACP(args []string, env config.Env, p proc) int {
 	ctx, _, stop := watchSignals(context.Background())
 	defer stop()
 	err = acp.Serve(ctx, acp.Options{Config: cfg, Home: home, HomeEnv: env["KIMIGO_HOME"], UserHome: userHome,
-		Executable: exe, Version: versionString(), Logger: logger}, p.stdin, p.stdout)
+		Sandbox: sandboxFor(cfg, nil, false), Executable: exe, Version: versionString(), Logger: logger}, p.stdin, p.stdout)
 	if err != nil {
 		logger.Error("acp server: closing sessions", "err", err)
 	}

@@ -19,10 +19,18 @@
 // or profile package (deps_test.go). `kimigo acp` (acp.go) loads the
 // configuration the same way and hands stdio to package acp; its logs go
 // to the log file only (acp_test.go drives it with the npm ACP client).
-// The interactive interface is not here yet.
+// The interactive interface (interactive.go) opens its sessions the
+// same way and hands them to ui/tui.
 //
 // main calls sandbox.MaybeRunTrampoline first: a sandboxed command's
-// server is this program started again. safety.go holds the headless
+// server is this program started again. safety.go's sandboxFor builds
+// the command sandbox of every front end from [sandbox] in config.toml
+// and --sandbox / --network: workspace-write unless configured, the
+// network off in print mode and on in the interface and ACP, where a
+// person approves each command (no spec names a default there). The
+// interface (interactive.go) asks, before the session opens, whether to
+// trust a project whose own files would widen what kimigo does
+// (session.Widening, ERRATA 38). safety.go also holds the headless
 // defaults of ERRATA 34: the workspace-write sandbox with the network off
 // (--sandbox, --network, [sandbox] in config.toml), the yolo permission
 // mode in which whatever the chain would ask about is denied
@@ -39,6 +47,16 @@
 //     (safety_test.go TestHeadlessDefaultSandbox, TestHeadlessYolo); the
 //     system prompt states the sandbox
 //     (TestHeadlessSystemPromptStatesTheSandbox).
+//   - The interface and `kimigo acp` run commands in the same sandbox:
+//     an approved Bash call and a "!" command writing outside the work
+//     dir fail with the sandbox's error, which the model reads; --sandbox
+//     off and [sandbox] network apply there too; an ACP session's cwd and
+//     additionalDirectories are its writable workspace (sandbox_ui_test.go
+//     TestTUISandboxConfinesCommands, TestTUISandboxFlags,
+//     TestACPSandboxConfinesCommands). The trust question's default
+//     leaves local.toml's outside directory read-only; trusting records
+//     the project under KIMIGO_HOME and is not asked again
+//     (TestTUITrustQuestion).
 //   - --version and --help read no configuration and touch no file
 //     (main_test.go TestVersionAndHelpTouchNothing); option errors are
 //     reported before anything touches the disk (scenarios_test.go

@@ -52,9 +52,10 @@ Options:
       --agent <name>           agent profile of a new session
       --agent-file <path>      load an agent file and use the agent it defines
       --skills-dir <dir>       use these skill directories instead of discovery
-      --sandbox <mode>         command sandbox: workspace-write (print mode's
-                               default), read-only or off
-      --network                let sandboxed commands reach the network
+      --sandbox <mode>         command sandbox: workspace-write (the default),
+                               read-only or off
+      --network                let sandboxed commands reach the network (off by
+                               default in print mode, on in the interface)
       --permission-mode <mode> manual, yolo (print mode's default: asks are denied)
                                or auto; Claude's names are accepted too
       --allowedTools <rules>   allow rules for this run, e.g. "Bash(git log:*) Edit"

@@ -12,6 +12,8 @@ import (
 
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/sandbox"
 	"github.com/kimigo/kimigo/session"
 	"github.com/kimigo/kimigo/ui/term"
 	"github.com/kimigo/kimigo/ui/tui"
@@ -31,6 +33,8 @@ type shellRun struct {
 	setup   setup
 	store   *session.Store
 	notices []tui.Notice
+	// sandbox confines the commands of every session the run opens.
+	sandbox session.SandboxOptions
 }
 
 // runInteractive runs the interactive interface and returns the exit
@@ -64,6 +68,11 @@ func runInteractive(o *options, env config.Env, p proc) int {
 	if o.plan {
 		r.notices = append(r.notices, tui.Notice{Text: "Plan mode is not available in this version yet; --plan was ignored.", Warning: true})
 	}
+	r.sandbox = sandboxFor(st.cfg, o, false)
+	if o.skipsPermissions() && r.sandbox.Mode == sandbox.ModeOff {
+		r.notices = append(r.notices, tui.Notice{Text: "--yolo: commands run without a sandbox " +
+			"(--sandbox workspace-write keeps it).", Warning: true})
+	}
 
 	opts := tui.Options{Store: r.store, Home: st.home, WorkDir: st.workDir, Version: versionString(), TUI: settings,
 		Prompt: strings.Join(o.args, " "), Logger: r.logger, Stderr: p.stderr, Models: modelChoices(st.cfg)}
@@ -81,6 +90,7 @@ func runInteractive(o *options, env config.Env, p proc) int {
 	} else {
 		opts.Notices = r.notices
 		r.notices = nil
+		opts.Ask = r.trustQuestion(opts.UserHome)
 		opts.Start = func(ctx context.Context) (tui.Opened, error) {
 			s, err := r.open(ctx, id, o.cont && id == "", false)
 			if err != nil {
@@ -108,6 +118,46 @@ func runInteractive(o *options, env config.Env, p proc) int {
 	return code
 }
 
+// trustQuestion asks, before the session opens, whether to trust a
+// project whose own files ask for more than the project (ERRATA 38;
+// spec 06 §7.1's prompt: "Trust this folder" or "Don't trust", the
+// latter by default). Trusting it records the project root in the trust
+// store under the data root (what `kimigo trust` does), so the session
+// then opens with those files in effect; not trusting it opens the
+// session without them and asks again next time. Nothing is asked when
+// the project is trusted or its files ask for nothing.
+func (r *shellRun) trustQuestion(userHome string) []tui.Ask {
+	fsys := osenv.LocalFS{}
+	files := session.Widening(fsys, r.setup.home, r.setup.workDir, userHome)
+	if len(files) == 0 {
+		return nil
+	}
+	root := config.ProjectRoot(fsys, r.setup.workDir)
+	return []tui.Ask{{
+		Title: "Trust this folder?",
+		Detail: fmt.Sprintf("%s is not trusted. %s would add directories outside it or start MCP servers. "+
+			"Trust it only if you trust its author.", root, strings.Join(files, ", ")),
+		Choices: []string{"Trust this folder", "Don't trust"},
+		Default: 1,
+		Answer: func(choice int) error {
+			if choice != 0 {
+				r.logger.Info("workspace not trusted", "root", root)
+				r.notices = append(r.notices, tui.Notice{Warning: true, Text: fmt.Sprintf("%s is not trusted: %s take no effect "+
+					"(`kimigo trust` trusts it).", root, strings.Join(files, ", "))})
+				return nil
+			}
+			if err := session.Trust(fsys, r.setup.home, root); err != nil {
+				r.logger.Warn("trust the workspace", "root", root, "err", err)
+				r.notices = append(r.notices, tui.Notice{Warning: true, Text: fmt.Sprintf("%v; the folder stays untrusted.", err)})
+				return nil
+			}
+			r.logger.Info("workspace trusted", "root", root)
+			r.notices = append(r.notices, tui.Notice{Text: "Trusted " + root + "."})
+			return nil
+		},
+	}}
+}
+
 // needsTerminal is the error of kimigo without -p off a terminal.
 func needsTerminal() error {
 	return usagef(`the interactive interface needs a terminal on stdin and stdout; use -p "<prompt>" to run one prompt`)
@@ -126,7 +176,7 @@ func (r *shellRun) open(ctx context.Context, id string, cont, fresh bool) (*sess
 	}
 	userHome, _ := r.p.userHome()
 	so := session.Options{Config: r.setup.cfg, Store: r.store, Home: r.setup.home, WorkDir: r.setup.workDir,
-		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: mode,
+		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: mode, Sandbox: r.sandbox,
 		Requests: session.Answered, Version: versionString(), Cards: true, CardTurns: new(replayTurns),
 		Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.notices = append(r.notices, tui.Notice{Text: n.Text, Warning: n.Warning}) }}

@@ -114,20 +114,12 @@ func headlessSettings(o *options, cfg *config.Config) headless {
 	if o.safety.modeSet {
 		h.mode, _, _ = permissionMode(o.safety.permissionMode)
 	}
-	mode := sandbox.ModeWorkspaceWrite
-	if cfg != nil && cfg.Sandbox.Mode != "" {
-		mode = sandbox.Mode(cfg.Sandbox.Mode)
-	}
-	network := cfg != nil && cfg.Sandbox.Network != nil && *cfg.Sandbox.Network
 	if o.skipsPermissions() {
-		h.mode, mode = event.ModeAuto, sandbox.ModeOff
+		h.mode = event.ModeAuto
 		h.warning = "--yolo: every tool call runs without approval and commands run without a sandbox; " +
 			"only deny rules still apply."
 	}
-	if o.safety.sandboxSet {
-		mode = sandbox.Mode(o.safety.sandbox)
-	}
-	h.sandbox = session.SandboxOptions{Mode: mode, Network: network || o.safety.network}
+	h.sandbox = sandboxFor(cfg, o, true)
 	if o.plan {
 		// A headless plan run's plan is its answer: nobody is here to
 		// review it, so leaving plan mode is allowed rather than denied.
@@ -141,6 +133,38 @@ func headlessSettings(o *options, cfg *config.Config) headless {
 		h.rules = append(h.rules, runRules(config.DecisionDeny, "--disallowedTools", v)...)
 	}
 	return h
+}
+
+// sandboxFor resolves the command sandbox of a run for every front end
+// (issue 16, ERRATA 34): [sandbox] in config.toml, then the flags of o
+// (nil for `kimigo acp`, which has none). The policy is workspace-write
+// unless configured. The network is off by default in a headless run
+// (ERRATA 34) and on where a person approves each command (the
+// interactive interface, ACP): spec 04 and 06 name no default for them,
+// and there the approval is the guard. `network = true|false` in
+// [sandbox] decides for both; --network turns it on. --yolo and its
+// aliases turn the sandbox off unless --sandbox names a policy.
+func sandboxFor(cfg *config.Config, o *options, headless bool) session.SandboxOptions {
+	mode := sandbox.ModeWorkspaceWrite
+	network := !headless
+	if cfg != nil {
+		if cfg.Sandbox.Mode != "" {
+			mode = sandbox.Mode(cfg.Sandbox.Mode)
+		}
+		if cfg.Sandbox.Network != nil {
+			network = *cfg.Sandbox.Network
+		}
+	}
+	if o == nil {
+		return session.SandboxOptions{Mode: mode, Network: network}
+	}
+	if o.skipsPermissions() {
+		mode = sandbox.ModeOff
+	}
+	if o.safety.sandboxSet {
+		mode = sandbox.Mode(o.safety.sandbox)
+	}
+	return session.SandboxOptions{Mode: mode, Network: network || o.safety.network}
 }
 
 // runRules turns one flag value into rules for this run; validateSafety

@@ -72,4 +72,11 @@
 //     transcript or the main turn; Esc closes it first; a child's
 //     approval names the child (btw_test.go; through the built binary in
 //     tmux, cmd/kimigo tui_e2e_test.go TestTUIBtw).
+//   - A "!" command goes to a session that runs it (*session.Session:
+//     through its Bash, so its command sandbox, and into the
+//     conversation), never to a shell of the interface's own
+//     (TestShellCommandRunsInTheSession; the sandbox's refusal through
+//     the built binary in cmd/kimigo TestTUISandboxConfinesCommands).
+//   - Options.Ask comes before the session opens; Enter takes Ask.Default
+//     (TestAskBeforeTheSessionOpens).
 package tui

@@ -30,6 +30,9 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 	case event.RequestClosed:
 		m.closeRequest(e.RequestID)
 		return nil
+	case event.ShellOutput:
+		m.shellOutput(e)
+		return nil
 	case event.Notice:
 		l := render.Info
 		if e.Level == event.NoticeWarning {

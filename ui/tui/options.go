@@ -73,6 +73,8 @@ type Options struct {
 type Ask struct {
 	Title, Detail string
 	Choices       []string
+	// Default is the index of the answer selected at first.
+	Default int
 	// Answer gets the chosen answer's index, -1 when the user closed the
 	// question; an error ends the program with it (a *StartError).
 	Answer func(choice int) error

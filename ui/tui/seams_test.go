@@ -3,8 +3,12 @@ package tui
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/session"
 )
 
 // tasked is a recorder with background tasks.
@@ -90,6 +94,14 @@ func TestAskBeforeTheSessionOpens(t *testing.T) {
 	if len(got) != 1 || got[0] != -1 || !r.quit || !errors.Is(r.m.StartError(), stop) {
 		t.Errorf("answers %v, quit %v, err %v", got, r.quit, r.m.StartError())
 	}
+
+	// Enter takes the default answer, which need not be the first.
+	got, opened = nil, 0
+	r = newRig(t, mk(nil), func(o *Options) { o.Ask[0].Default = 1 })
+	r.key("enter")
+	if len(got) != 1 || got[0] != 1 || opened != 1 {
+		t.Errorf("enter on the default: answers %v, opened %d", got, opened)
+	}
 }
 
 // Help and completion show only the commands the session offers: /tasks
@@ -129,5 +141,50 @@ func TestCommandsTheSessionOffers(t *testing.T) {
 	with.typeText("/ta")
 	if got := menu(with); len(got) != 1 || got[0] != "/tasks" {
 		t.Errorf("completion offers %v; want /tasks", got)
+	}
+}
+
+// shelled is a recorder that runs "!" commands in the conversation, as
+// *session.Session does: its output streams as events named by the
+// command id, and the result is Bash's account of the whole command.
+type shelled struct {
+	*recorder
+	ids []string
+}
+
+func (s *shelled) RunShell(_ context.Context, commandID, command string) (session.ShellResult, error) {
+	s.ids = append(s.ids, commandID)
+	s.log("shell %s", command)
+	s.bus.Publish(event.WithAgent(event.ShellOutput{CommandID: commandID, Text: "partial"}, mainAgent))
+	return session.ShellResult{Output: "touch: cannot touch '/etc/x': Permission denied\nCommand failed with exit code: 1.",
+		IsError: true}, nil
+}
+
+// A "!" command goes to a session that runs it (through its Bash and
+// sandbox), never to a shell of the interface's own; the transcript
+// shows the session's result, failed, once; output of the command that
+// arrives after its end is dropped.
+func TestShellCommandRunsInTheSession(t *testing.T) {
+	s := &shelled{recorder: newRecorder()}
+	r := newRig(t, func(o *Options) { o.Session = s })
+	r.sess = s.recorder
+	r.typeText("!touch /etc/x")
+	r.key("enter")
+	r.expectCalls("shell touch /etc/x")
+	if len(s.ids) != 1 || s.ids[0] == "" {
+		t.Fatalf("command ids %q", s.ids)
+	}
+	scr := r.screen()
+	r.contains(scr, "✗")
+	r.contains(scr, "Permission denied")
+	r.lacks(scr, "partial")
+	got, err := r.m.Subscription().Next(t.Context()) // the stream's event, after the end
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.send(eventMsg{sub: r.m.Subscription(), ev: got})
+	r.lacks(r.screen()+r.live(), "partial")
+	if n := strings.Count(r.screen(), "Permission denied"); n != 1 {
+		t.Errorf("the result shows %d times:\n%s", n, r.screen())
 	}
 }

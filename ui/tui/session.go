@@ -51,10 +51,12 @@ type (
 		Undo(ctx context.Context, count int) error
 	}
 	// shellRunner runs a user's "!" command as part of the conversation,
-	// so the model sees it (spec 05 §2.7). Without it the interface runs
-	// the command itself and the model does not see it.
+	// through the session's Bash and its command sandbox, so the model
+	// sees it (spec 05 §2.7); the output streams as event.ShellOutput
+	// named by commandID. Without it the interface runs the command
+	// itself and the model does not see it.
 	shellRunner interface {
-		RunShell(ctx context.Context, command string, output func(chunk string)) error
+		RunShell(ctx context.Context, commandID, command string) (session.ShellResult, error)
 	}
 	// detacher moves the foreground command to the background (Ctrl-B).
 	detacher interface {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/kimigo/kimigo/event"
+	"github.com/kimigo/kimigo/session"
 	"github.com/kimigo/kimigo/ui/render"
 )
 
@@ -20,6 +22,7 @@ const shellTimeout = 120 * time.Second
 
 // shellRun is a "!" command that runs in the foreground.
 type shellRun struct {
+	id      string // the session's command id (shellRunner)
 	command string
 	started time.Time
 	cancel  context.CancelFunc
@@ -29,10 +32,13 @@ type shellRun struct {
 
 // shellMsg carries a running command's output, or its end.
 type shellMsg struct {
-	gen    int
-	chunk  string
-	done   bool
-	err    error
+	gen   int
+	chunk string
+	done  bool
+	err   error
+	// result is the session's account of the command when it ran there
+	// (shellRunner): its whole output as Bash reports it.
+	result *session.ShellResult
 	stream <-chan shellMsg
 }
 
@@ -47,7 +53,7 @@ func (m *Model) runShell(command string) tea.Cmd {
 	m.print(render.UserMessage(m.theme, command, m.width, true))
 	ctx, cancel := context.WithTimeout(m.ctx, shellTimeout)
 	m.shellGen++
-	run := &shellRun{command: command, started: m.now(), cancel: cancel, gen: m.shellGen,
+	run := &shellRun{id: fmt.Sprintf("user-%d-%d", m.now().UnixNano(), m.shellGen), command: command, started: m.now(), cancel: cancel, gen: m.shellGen,
 		tool: &render.Tool{Name: "Bash", Args: mustArgs(command), State: render.ToolRunning}}
 	m.shell = run
 	m.touch()
@@ -66,12 +72,15 @@ func (m *Model) runShell(command string) tea.Cmd {
 	go func() {
 		defer close(ch)
 		defer cancel()
-		var err error
-		if viaSession {
-			err = sr.RunShell(ctx, command, output)
-		} else {
-			err = localShell(ctx, dir, command, output)
+		if viaSession { // the output streams as the session's events
+			res, err := sr.RunShell(ctx, run.id, command)
+			if err == nil {
+				err = ctx.Err() // a cancelled command ends with its output so far
+			}
+			once.Do(func() { send(shellMsg{gen: run.gen, done: true, err: err, result: &res}) })
+			return
 		}
+		err := localShell(ctx, dir, command, output)
 		once.Do(func() { send(shellMsg{gen: run.gen, done: true, err: err}) })
 	}()
 	return tea.Batch(waitShell(ch), m.animate())
@@ -109,6 +118,14 @@ func (m *Model) shellEvent(msg shellMsg) tea.Cmd {
 		return waitShell(msg.stream)
 	}
 	run.tool.State = render.ToolDone
+	if r := msg.result; r != nil {
+		if r.Output != "" {
+			run.tool.Output = r.Output
+		}
+		if r.IsError {
+			run.tool.State = render.ToolFailed
+		}
+	}
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		run.tool.State = render.ToolFailed
@@ -125,6 +142,20 @@ func (m *Model) shellEvent(msg shellMsg) tea.Cmd {
 	m.touch()
 	m.urgent = true
 	return m.drainQueue()
+}
+
+// shellOutput folds output of the "!" command the session runs.
+func (m *Model) shellOutput(e event.ShellOutput) {
+	run := m.shell
+	if run == nil || e.CommandID != run.id {
+		return
+	}
+	out := run.tool.Output + e.Text
+	if len(out) > maxLiveOutput {
+		out = out[len(out)-maxLiveOutput:]
+	}
+	run.tool.Output = out
+	m.streamDirty = true
 }
 
 // lines renders the running command for the live region.

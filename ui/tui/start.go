@@ -59,6 +59,9 @@ func (m *Model) ask(i int) {
 	}
 	p := newPicker(q.Title, items)
 	p.detail = q.Detail
+	if q.Default > 0 && q.Default < len(p.list.items) {
+		p.list.sel = q.Default
+	}
 	answer := func(m *Model, k int) tea.Cmd {
 		if err := q.Answer(k); err != nil {
 			m.startErr = err
