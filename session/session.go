@@ -563,6 +563,25 @@ func (s *Session) SetModel(ctx context.Context, alias string) error {
 	return s.agent.SetModel(ctx, alias)
 }
 
+// SetThinkingEffort switches the main agent's thinking ("off", "on" or
+// one of the model's efforts) from the next request on (/effort, the ACP
+// thinking option); the switch is recorded, so a resume keeps it. The
+// caller checks that the model takes the value.
+func (s *Session) SetThinkingEffort(ctx context.Context, effort string) error {
+	return s.agent.SetThinkingEffort(ctx, effort)
+}
+
+// ThinkingEffort is the main agent's thinking setting in effect, as its
+// provider reports it: "off", "on", an effort, or "" when the model
+// cannot think.
+func (s *Session) ThinkingEffort() string {
+	b := s.agent.Model()
+	if b.Provider == nil {
+		return b.ThinkingEffort
+	}
+	return b.Provider.ThinkingEffort()
+}
+
 // AnswerApproval answers the open approval request id (from an
 // event.ApprovalRequested). An unknown choice is an error naming it, and
 // a request that is not open an ErrNoRequest error.
