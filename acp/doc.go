@@ -22,7 +22,9 @@
 //   - prompts (prompt.go, convert.go): content blocks to input, the
 //     built-in commands (/compact, /status, /mcp, /help), stop reasons,
 //     the modes (default, plan, auto, yolo: permission mode and plan mode
-//     together) and the config options;
+//     together) and the config options (model; thinking, while the model
+//     can think: off/on or off and its efforts, always-thinking models
+//     without off; mode);
 //   - approvals and questions (permission.go) through
 //     session/request_permission;
 //   - history replay (replay.go);
