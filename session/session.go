@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kimigo/kimigo/agent"
@@ -565,9 +566,22 @@ func (s *Session) SetModel(ctx context.Context, alias string) error {
 
 // SetThinkingEffort switches the main agent's thinking ("off", "on" or
 // one of the model's efforts) from the next request on (/effort, the ACP
-// thinking option); the switch is recorded, so a resume keeps it. The
-// caller checks that the model takes the value.
+// thinking option); the switch is recorded, so a resume keeps it. A value
+// the model does not take (any for a model that cannot think, "off" for
+// one that always thinks, an effort it does not list) is an error naming
+// it, and nothing changes.
 func (s *Session) SetThinkingEffort(ctx context.Context, effort string) error {
+	m := s.Model()
+	switch {
+	case !m.Capability.Thinking:
+		return fmt.Errorf("model %q cannot think", m.Alias)
+	case effort == "off" && m.AlwaysThinking:
+		return fmt.Errorf("model %q always thinks; thinking cannot be turned off", m.Alias)
+	case effort != "off" && effort != "on" && len(m.SupportEfforts) > 0 && !slices.Contains(m.SupportEfforts, effort):
+		return fmt.Errorf("model %q has no thinking effort %q (it has %s)", m.Alias, effort, strings.Join(m.SupportEfforts, ", "))
+	case effort == "":
+		return fmt.Errorf("model %q: no thinking effort given", m.Alias)
+	}
 	return s.agent.SetThinkingEffort(ctx, effort)
 }
 
