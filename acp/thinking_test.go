@@ -14,8 +14,8 @@ import (
 
 // thinkingModels configures "r", a model with efforts (low by default),
 // "always", which cannot stop thinking, and "plain", which cannot think,
-// all on the rig's server.
-func (r *rig) thinkingModels() {
+// all on the rig's server; extra ends the file.
+func (r *rig) thinkingModels(extra string) {
 	r.config(fmt.Sprintf(`default_model = "r"
 
 [providers.fake]
@@ -40,7 +40,7 @@ capabilities = ["always_thinking"]
 provider = "fake"
 model = "model-plain"
 max_context_size = 100000
-`, llmtest.ChatBaseURL(r.srv)))
+`, llmtest.ChatBaseURL(r.srv)) + extra)
 	r.srv.Respond(func(*llmtest.Request) llmtest.Reply { return llmtest.Text("ok") })
 }
 
@@ -128,7 +128,7 @@ func efforts(r *rig) []string {
 // value the model does not list changes nothing.
 func TestThinkingConfigOption(t *testing.T) {
 	r := newRig(t)
-	r.thinkingModels()
+	r.thinkingModels("")
 	c := r.connect()
 	c.initialize()
 	ns := c.newSession(r.work)
@@ -188,19 +188,8 @@ func TestThinkingConfigOption(t *testing.T) {
 		t.Errorf("thinking on for a model that cannot think: %d %q", code, msg)
 	}
 
-	// Legacy session/set_model "<alias>,thinking" switches and turns
-	// thinking on at the model's default effort.
 	if _, err := c.setOption(ns.SessionId, "model", "r"); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := c.setOption(ns.SessionId, "thinking", "off"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.conn.UnstableSetSessionModel(context.Background(), sdk.UnstableSetSessionModelRequest{SessionId: ns.SessionId, ModelId: "r,thinking"}); err != nil {
-		t.Fatalf("session/set_model r,thinking: %v", err)
-	}
-	if got := lastOptions(c, 8); !strings.HasPrefix(got, models+"low[") {
-		t.Errorf("after session/set_model r,thinking: %q, want thinking at the default effort low", got)
 	}
 	if _, err := c.setOption(ns.SessionId, "thinking", "high"); err != nil {
 		t.Fatal(err)
@@ -264,5 +253,39 @@ func TestResumeWithoutReplay(t *testing.T) {
 	_, err = c.conn.ResumeSession(context.Background(), sdk.ResumeSessionRequest{SessionId: "session_nope", Cwd: r.work, McpServers: []sdk.McpServer{}})
 	if code, msg := requestError(err); code != -32602 || msg != "Unknown sessionId: session_nope" {
 		t.Errorf("resume of an unknown id: %d %q", code, msg)
+	}
+}
+
+// Legacy session/set_model "<alias>,thinking" switches the model and
+// turns its thinking on at the default effort, where the configuration
+// starts it off; the plain alias leaves it off.
+func TestSetModelWithThinkingSuffix(t *testing.T) {
+	r := newRig(t)
+	r.thinkingModels("\n[thinking]\nenabled = false\n")
+	c := r.connect()
+	c.initialize()
+	ns := c.newSession(r.work)
+	if got := optionsOf(ns.ConfigOptions); !strings.HasPrefix(got, "model=r thinking=off[") {
+		t.Fatalf("session/new with thinking disabled: %q", got)
+	}
+	setModel := func(id string) {
+		t.Helper()
+		if _, err := c.conn.UnstableSetSessionModel(context.Background(), sdk.UnstableSetSessionModelRequest{SessionId: ns.SessionId, ModelId: sdk.UnstableModelId(id)}); err != nil {
+			t.Fatalf("session/set_model %s: %v", id, err)
+		}
+	}
+	setModel("r")
+	if got := lastOptions(c, 1); !strings.HasPrefix(got, "model=r thinking=off[") {
+		t.Errorf("after session/set_model r: %q, want thinking still off", got)
+	}
+	setModel("r,thinking")
+	if got := lastOptions(c, 2); !strings.HasPrefix(got, "model=r thinking=low[") {
+		t.Errorf("after session/set_model r,thinking: %q, want thinking at the default effort low", got)
+	}
+	if _, err := c.prompt(ns.SessionId, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if got := efforts(r); !slices.Equal(got, []string{"low"}) {
+		t.Errorf("reasoning_effort after session/set_model r,thinking = %q, want low", got)
 	}
 }
