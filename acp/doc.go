@@ -45,7 +45,9 @@
 //
 // Invariants, and the tests that guard them (server_test.go, with the
 // SDK's client over pipes against llm/llmtest fakes; cmd/kimigo's
-// acp_test.go with the npm client over the real process's stdio):
+// acp_test.go and acp_scenarios_test.go with the npm client,
+// testdata/client.mjs and testdata/scenarios.mjs, over the real process's
+// stdio):
 //   - Every line the server writes is a JSON-RPC message (the harness
 //     parses each one).
 //   - A turn runs on the session's context: a second prompt for a busy
