@@ -22,7 +22,9 @@
 //   - prompts (prompt.go, convert.go): content blocks to input, the
 //     built-in commands (/compact, /status, /mcp, /help), stop reasons,
 //     the modes (default, plan, auto, yolo: permission mode and plan mode
-//     together) and the config options;
+//     together) and the config options (model; thinking, while the model
+//     can think: off/on or off and its efforts, always-thinking models
+//     without off; mode);
 //   - approvals and questions (permission.go) through
 //     session/request_permission;
 //   - history replay (replay.go);
@@ -43,7 +45,9 @@
 //
 // Invariants, and the tests that guard them (server_test.go, with the
 // SDK's client over pipes against llm/llmtest fakes; cmd/kimigo's
-// acp_test.go with the npm client over the real process's stdio):
+// acp_test.go and acp_scenarios_test.go with the npm client,
+// testdata/client.mjs and testdata/scenarios.mjs, over the real process's
+// stdio):
 //   - Every line the server writes is a JSON-RPC message (the harness
 //     parses each one).
 //   - A turn runs on the session's context: a second prompt for a busy

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -237,13 +238,89 @@ func (l *live) setMode(ctx context.Context, id string) error {
 	return invalidParams("Unknown sessionModeId: %s", id)
 }
 
-// setModel switches the model and pushes the new options.
-func (l *live) setModel(ctx context.Context, alias string) error {
+// setModel switches the model and pushes the new options; thinking on
+// (session/set_model's "<alias>,thinking") also turns its thinking on at
+// the model's default effort.
+func (l *live) setModel(ctx context.Context, alias string, thinking bool) error {
 	if _, ok := l.srv.o.Config.Models[alias]; !ok {
 		return invalidParams("Unknown model: %s", alias)
 	}
 	if err := l.s.SetModel(ctx, alias); err != nil {
 		return invalidParams("cannot switch to model %s: %s", alias, err.Error())
+	}
+	if m := l.s.Model(); thinking && m.Capability.Thinking {
+		if err := l.s.SetThinkingEffort(ctx, onEffort(m)); err != nil {
+			return internalError(l.srv, "set thinking", err)
+		}
+	}
+	l.sendOptions()
+	return nil
+}
+
+// thinkingChoices are the values of the thinking option for m (spec 06
+// §8.10), none when m cannot think: an always-thinking model's efforts,
+// or "on" alone; else "off" and the efforts, or "off" and "on".
+func thinkingChoices(m config.Model) []string {
+	switch {
+	case !m.Capability.Thinking:
+		return nil
+	case m.AlwaysThinking && len(m.SupportEfforts) > 0:
+		return slices.Clone(m.SupportEfforts)
+	case m.AlwaysThinking:
+		return []string{"on"}
+	case len(m.SupportEfforts) > 0:
+		return append([]string{"off"}, m.SupportEfforts...)
+	}
+	return []string{"off", "on"}
+}
+
+// onEffort is what "on" means for m: its default effort, else the
+// provider's own "on".
+func onEffort(m config.Model) string {
+	if m.DefaultEffort != "" {
+		return m.DefaultEffort
+	}
+	return "on"
+}
+
+// thinkingValue is the option value of effort, the setting in effect,
+// clamped into choices: "off" when off, the effort when listed, else
+// what "on" means (the default effort, or "on"), else the first choice
+// that thinks.
+func thinkingValue(m config.Model, choices []string, effort string) string {
+	if effort == "off" && slices.Contains(choices, "off") {
+		return "off"
+	}
+	if effort != "" && effort != "off" && slices.Contains(choices, effort) {
+		return effort
+	}
+	for _, v := range []string{m.DefaultEffort, "on"} {
+		if v != "" && slices.Contains(choices, v) {
+			return v
+		}
+	}
+	for _, v := range choices {
+		if v != "off" {
+			return v
+		}
+	}
+	return ""
+}
+
+// setThinking applies a thinking option value from the next request on
+// and pushes the new options; a value the model does not list changes
+// nothing.
+func (l *live) setThinking(ctx context.Context, v string) error {
+	m := l.s.Model()
+	if !slices.Contains(thinkingChoices(m), v) {
+		return invalidParams("Unknown thinking effort for model %q: %s", m.Alias, v)
+	}
+	effort := v
+	if v == "on" {
+		effort = onEffort(m)
+	}
+	if err := l.s.SetThinkingEffort(ctx, effort); err != nil {
+		return internalError(l.srv, "set thinking", err)
 	}
 	l.sendOptions()
 	return nil
@@ -253,7 +330,8 @@ func (l *live) sendOptions() {
 	l.send(l.srv.ctx, sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{ConfigOptions: l.configOptions()}})
 }
 
-// configOptions is the snapshot of spec 06 §8.10: model, then mode.
+// configOptions is the snapshot of spec 06 §8.10: model, thinking (when
+// the model can think), then mode.
 func (l *live) configOptions() []sdk.SessionConfigOption {
 	cfg := l.srv.o.Config
 	current := l.s.Model().Alias
@@ -274,12 +352,33 @@ func (l *live) configOptions() []sdk.SessionConfigOption {
 	for _, m := range modes {
 		ms = append(ms, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(m.id), Name: m.name, Description: sdk.Ptr(m.desc)})
 	}
-	return []sdk.SessionConfigOption{
+	out := []sdk.SessionConfigOption{
 		{Select: &sdk.SessionConfigOptionSelect{Id: "model", Name: "Model", Category: sdk.Ptr(sdk.SessionConfigOptionCategoryModel),
 			CurrentValue: sdk.SessionConfigValueId(current), Options: sdk.SessionConfigSelectOptions{Ungrouped: &models}}},
-		{Select: &sdk.SessionConfigOptionSelect{Id: "mode", Name: "Mode", Category: sdk.Ptr(sdk.SessionConfigOptionCategoryMode),
-			CurrentValue: sdk.SessionConfigValueId(acpMode(l.s.Status().Permission, l.s.PlanMode())), Options: sdk.SessionConfigSelectOptions{Ungrouped: &ms}}},
 	}
+	if m := l.s.Model(); len(thinkingChoices(m)) > 0 {
+		choices := thinkingChoices(m)
+		var ts sdk.SessionConfigSelectOptionsUngrouped
+		for _, v := range choices {
+			ts = append(ts, sdk.SessionConfigSelectOption{Value: sdk.SessionConfigValueId(v), Name: capitalize(v)})
+		}
+		out = append(out, sdk.SessionConfigOption{Select: &sdk.SessionConfigOptionSelect{Id: "thinking", Name: "Thinking",
+			Category: sdk.Ptr(sdk.SessionConfigOptionCategoryThoughtLevel),
+			// The setting in effect, re-read: the provider may have clamped it.
+			CurrentValue: sdk.SessionConfigValueId(thinkingValue(m, choices, l.s.ThinkingEffort())),
+			Options:      sdk.SessionConfigSelectOptions{Ungrouped: &ts}}})
+	}
+	return append(out, sdk.SessionConfigOption{Select: &sdk.SessionConfigOptionSelect{Id: "mode", Name: "Mode",
+		Category:     sdk.Ptr(sdk.SessionConfigOptionCategoryMode),
+		CurrentValue: sdk.SessionConfigValueId(acpMode(l.s.Status().Permission, l.s.PlanMode())), Options: sdk.SessionConfigSelectOptions{Ungrouped: &ms}}})
+}
+
+// capitalize is v with its first letter upper-cased: an option's label.
+func capitalize(v string) string {
+	if v == "" {
+		return v
+	}
+	return strings.ToUpper(v[:1]) + v[1:]
 }
 
 func sortedKeys[V any](m map[string]V) []string {

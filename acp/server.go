@@ -383,7 +383,9 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 	case "mode":
 		err = l.setMode(ctx, string(v.Value))
 	case "model":
-		err = l.setModel(ctx, string(v.Value))
+		err = l.setModel(ctx, string(v.Value), false)
+	case "thinking":
+		err = l.setThinking(ctx, string(v.Value))
 	default:
 		return sdk.SetSessionConfigOptionResponse{}, invalidParams("Unknown configId: %s", v.ConfigId)
 	}
@@ -395,14 +397,14 @@ func (s *Server) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionCon
 
 // UnstableSetSessionModel is session/set_model (unstable): the model
 // config option; a "<alias>,thinking" id of legacy clients names the
-// alias (thinking follows the model's default).
+// alias and turns its thinking on at the model's default effort.
 func (s *Server) UnstableSetSessionModel(ctx context.Context, p sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error) {
 	l, err := s.get(p.SessionId)
 	if err != nil {
 		return sdk.UnstableSetSessionModelResponse{}, err
 	}
-	alias, _ := strings.CutSuffix(string(p.ModelId), ",thinking")
-	if err := l.setModel(ctx, alias); err != nil {
+	alias, thinking := strings.CutSuffix(string(p.ModelId), ",thinking")
+	if err := l.setModel(ctx, alias, thinking); err != nil {
 		return sdk.UnstableSetSessionModelResponse{}, err
 	}
 	return sdk.UnstableSetSessionModelResponse{}, nil

@@ -196,3 +196,22 @@ func (a *Agent) rebindAfterResume(ctx context.Context, override string) error {
 	}
 	return a.bind(ctx, b, alias)
 }
+
+// SetThinkingEffort rebuilds the current model's provider with effort
+// ("off", "on" or one of the model's efforts; "" for the model's initial
+// setting), from the next request on, and records it with the alias, so
+// a resume binds the same setting again. Which values a model takes is
+// the caller's to check; an error names the alias and nothing changes.
+// Safe for concurrent use; a request in flight finishes on the setting it
+// started with.
+func (a *Agent) SetThinkingEffort(ctx context.Context, effort string) error {
+	alias := a.Model().Alias
+	if a.o.Models == nil {
+		return fmt.Errorf("set the thinking effort of model %q: %w", alias, ErrModelFixed)
+	}
+	b, err := a.o.Models(ModelRequest{Alias: alias, ThinkingEffort: effort})
+	if err != nil {
+		return fmt.Errorf("set the thinking effort of model %q: %w", alias, err)
+	}
+	return a.bind(ctx, b, alias)
+}

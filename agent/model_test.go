@@ -236,3 +236,57 @@ func reopen(t *testing.T, p *records.MemoryPersistence) *records.MemoryPersisten
 	}
 	return n
 }
+
+// The thinking effort is agent state like the model: SetThinkingEffort
+// rebuilds the provider of the same alias with the effort from the next
+// request on, records it, and a resumed agent binds the same effort.
+func TestSetThinkingEffortRebindsAndResumeRestoresIt(t *testing.T) {
+	m := twoModels("one", "two", "three")
+	thinking := func(r agent.ModelRequest) (agent.ModelBinding, error) {
+		b, err := m.resolve(r)
+		if err == nil && r.ThinkingEffort != "" {
+			b.Provider = b.Provider.WithThinking(r.ThinkingEffort)
+		}
+		return b, err
+	}
+	store := records.NewMemory(records.MemoryOptions{})
+	a := agent.New(agent.Options{Model: m["a"], Models: thinking, Persistence: store})
+	promptAndWait(t, a, "first")
+	if err := a.SetThinkingEffort(t.Context(), "high"); err != nil {
+		t.Fatal(err)
+	}
+	if a.Model().Alias != "a" || a.Model().ThinkingEffort != "high" || a.Config().ThinkingEffort != "high" {
+		t.Errorf("after the switch: alias %q, effort %q, recorded %q", a.Model().Alias, a.Model().ThinkingEffort, a.Config().ThinkingEffort)
+	}
+	promptAndWait(t, a, "second")
+	a.Close(t.Context())
+	var efforts []string
+	for _, r := range recordsOfType(store, records.TypeLLMRequest) {
+		var rq struct {
+			Model          string `json:"model"`
+			ThinkingEffort string `json:"thinkingEffort"`
+		}
+		if err := records.Decode(r, &rq); err != nil {
+			t.Fatal(err)
+		}
+		efforts = append(efforts, rq.Model+" "+rq.ThinkingEffort)
+	}
+	if want := []string{"model-a ", "model-a high"}; !equal(efforts, want) {
+		t.Errorf("requests = %q, want %q", efforts, want)
+	}
+
+	b := agent.New(agent.Options{Model: m["a"], Models: thinking, Persistence: reopen(t, store)})
+	defer b.Close(t.Context())
+	if _, err := b.Resume(t.Context(), agent.ResumeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if req, err := b.NextRequest(t.Context()); err != nil || req.Model != "model-a" || b.Model().Provider.ThinkingEffort() != "high" {
+		t.Errorf("after resume: %s effort %q, %v; want model-a high", req.Model, b.Model().Provider.ThinkingEffort(), err)
+	}
+
+	fixed := agent.New(agent.Options{Model: m["a"]})
+	defer fixed.Close(t.Context())
+	if err := fixed.SetThinkingEffort(t.Context(), "off"); !errors.Is(err, agent.ErrModelFixed) {
+		t.Errorf("SetThinkingEffort without a resolver = %v", err)
+	}
+}

@@ -132,3 +132,87 @@ func TestModeForThisRun(t *testing.T) {
 		t.Errorf("a new session under default_permission_mode = yolo runs in %q", got)
 	}
 }
+
+// SetThinkingEffort changes the effort the next request carries; the
+// setting survives a resume, and ThinkingEffort reports it.
+func TestSetThinkingEffortThroughTheSession(t *testing.T) {
+	r := newRig(t, "one", "two", "three")
+	r.writeConfig(fmt.Sprintf(`default_model = "r"
+
+[providers.fake]
+type = "openai"
+base_url = %q
+
+[models.r]
+provider = "fake"
+model = "model-r"
+max_context_size = 100000
+capabilities = ["thinking"]
+support_efforts = ["low", "high"]
+default_effort = "low"
+
+[models.always]
+provider = "fake"
+model = "model-always"
+max_context_size = 100000
+capabilities = ["always_thinking"]
+
+[models.plain]
+provider = "fake"
+model = "model-plain"
+max_context_size = 100000
+`, llmtest.ChatBaseURL(r.srv)))
+	s, err := session.Open(t.Context(), r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.ThinkingEffort(); got != "low" {
+		t.Errorf("a new session's effort = %q, want the default low", got)
+	}
+	prompt(t, s, "first")
+	for _, bad := range []string{"max", ""} {
+		if err := s.SetThinkingEffort(t.Context(), bad); err == nil || !strings.Contains(err.Error(), `"r"`) {
+			t.Errorf("SetThinkingEffort(%q) = %v, want an error naming the model", bad, err)
+		}
+	}
+	if got := s.ThinkingEffort(); got != "low" {
+		t.Errorf("effort after refused switches = %q", got)
+	}
+	if err := s.SetThinkingEffort(t.Context(), "high"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.ThinkingEffort(); got != "high" {
+		t.Errorf("effort after the switch = %q", got)
+	}
+	prompt(t, s, "second")
+	closeSession(t, s)
+
+	again, err := session.Open(t.Context(), r.resumeOpts(s.ID(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, again)
+	if got := again.ThinkingEffort(); got != "high" {
+		t.Errorf("effort after resume = %q, want high", got)
+	}
+	prompt(t, again, "third")
+	var sent []string
+	for _, q := range r.srv.Requests() {
+		sent = append(sent, fmt.Sprint(q.JSON(t)["reasoning_effort"]))
+	}
+	if d := cmp.Diff([]string{"low", "high", "high"}, sent); d != "" {
+		t.Errorf("reasoning_effort of each request (-want +got):\n%s", d)
+	}
+	for _, tc := range []struct{ model, effort string }{{"always", "off"}, {"plain", "on"}} {
+		if err := again.SetModel(t.Context(), tc.model); err != nil {
+			t.Fatal(err)
+		}
+		before := again.ThinkingEffort()
+		if err := again.SetThinkingEffort(t.Context(), tc.effort); err == nil || !strings.Contains(err.Error(), `"`+tc.model+`"`) {
+			t.Errorf("%s: SetThinkingEffort(%q) = %v, want an error naming the model", tc.model, tc.effort, err)
+		}
+		if got := again.ThinkingEffort(); got != before {
+			t.Errorf("%s: a refused switch changed the effort from %q to %q", tc.model, before, got)
+		}
+	}
+}

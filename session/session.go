@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kimigo/kimigo/agent"
@@ -597,6 +598,38 @@ func (s *Session) SetMode(ctx context.Context, mode event.PermissionMode) error 
 // naming the alias, and nothing changes.
 func (s *Session) SetModel(ctx context.Context, alias string) error {
 	return s.agent.SetModel(ctx, alias)
+}
+
+// SetThinkingEffort switches the main agent's thinking ("off", "on" or
+// one of the model's efforts) from the next request on (/effort, the ACP
+// thinking option); the switch is recorded, so a resume keeps it. A value
+// the model does not take (any for a model that cannot think, "off" for
+// one that always thinks, an effort it does not list) is an error naming
+// it, and nothing changes.
+func (s *Session) SetThinkingEffort(ctx context.Context, effort string) error {
+	m := s.Model()
+	switch {
+	case !m.Capability.Thinking:
+		return fmt.Errorf("model %q cannot think", m.Alias)
+	case effort == "off" && m.AlwaysThinking:
+		return fmt.Errorf("model %q always thinks; thinking cannot be turned off", m.Alias)
+	case effort != "off" && effort != "on" && len(m.SupportEfforts) > 0 && !slices.Contains(m.SupportEfforts, effort):
+		return fmt.Errorf("model %q has no thinking effort %q (it has %s)", m.Alias, effort, strings.Join(m.SupportEfforts, ", "))
+	case effort == "":
+		return fmt.Errorf("model %q: no thinking effort given", m.Alias)
+	}
+	return s.agent.SetThinkingEffort(ctx, effort)
+}
+
+// ThinkingEffort is the main agent's thinking setting in effect, as its
+// provider reports it: "off", "on", an effort, or "" when the model
+// cannot think.
+func (s *Session) ThinkingEffort() string {
+	b := s.agent.Model()
+	if b.Provider == nil {
+		return b.ThinkingEffort
+	}
+	return b.Provider.ThinkingEffort()
 }
 
 // AnswerApproval answers the open approval request id (from an

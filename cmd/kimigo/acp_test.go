@@ -116,7 +116,7 @@ func TestACPWithTheNpmClient(t *testing.T) {
 	// call updates) come between them.
 	want := []string{
 		"initialize protocol=1 loadSession=true image=true audio=false embeddedContext=true http=true sse=true list=true resume=true auth=login:terminal:--login",
-		"new session_* options=model,mode mode=default",
+		"new session_* options=model,thinking,mode mode=default",
 		"prompt create b.txt",
 		"update agent_message_chunk",
 		"update tool_call 1:call_b edit pending",
