@@ -41,7 +41,7 @@ func (c *cli) inTmux(args ...string) *tmuxPane {
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))
 	}
-	script := fmt.Sprintf("cd %s && env -i %s %s %s; echo \"KIMIGO-EXIT=$?\"; stty -a; exec sleep 600",
+	script := fmt.Sprintf("cd %s && env -i %s %s %s; echo \"KIMIGO-EXIT=$?\"; stty -a; echo STTY-END; exec sleep 600",
 		shellQuote(c.dir), strings.Join(env, " "), shellQuote(binary), strings.Join(quoted, " "))
 	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", p.target, "-x", "100", "-y", "30", "sh", "-c", script)
 	c.t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
@@ -130,7 +130,7 @@ func (p *tmuxPane) leave(key string) {
 func (p *tmuxPane) exited() (code int, screen string) {
 	p.t.Helper()
 	p.waitFor("KIMIGO-EXIT=")
-	screen = p.waitFor("speed")
+	screen = p.waitFor("STTY-END") // stty's whole report, not its first line
 	m := regexp.MustCompile(`KIMIGO-EXIT=(\d+)`).FindStringSubmatch(screen)
 	fmt.Sscan(m[1], &code)
 	stty := screen[strings.Index(screen, "KIMIGO-EXIT="):]
