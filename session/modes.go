@@ -122,6 +122,13 @@ func (s *Session) SetGoalBudget(ctx context.Context, b tools.GoalBudgetRequest) 
 // is the plan review, which no rule and no remembered answer skips.
 const ExitPlanModeTool = tools.NameExitPlanMode
 
+// PlanReviewDisplay is the display of a plan review's approval request:
+// the plan, its file and the approaches it offers (two or more, or none).
+type PlanReviewDisplay = tools.PlanReviewDisplay
+
+// PlanOption is one approach a plan offers.
+type PlanOption = tools.PlanOption
+
 // PlanState is plan mode as a front end sees it: whether it is on, the
 // plan id and the plan file (empty while off).
 type PlanState = planmode.State
