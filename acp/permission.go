@@ -16,6 +16,8 @@ const (
 	optApproveOnce   = "approve_once"
 	optApproveAlways = "approve_always"
 	optReject        = "reject"
+	optRevise        = "revise"
+	optPlanOption    = "plan_opt_" // + the option's index
 	optSkip          = "skip"
 )
 
@@ -25,26 +27,67 @@ var approvalOptions = []sdk.PermissionOption{
 	{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 }
 
+// Labels of a plan review's answers (spec 04 §4.2).
+const (
+	labelApprove = "Approve"
+	labelRevise  = "Revise"
+	labelReject  = "Reject"
+)
+
+// requestOptions are the options offered for e. A request whose answer is
+// never remembered (a plan review, a goal start) offers no "always": a
+// plan review offers one approval per approach the plan proposes (or one
+// Approve), Revise (keep planning) and Reject; a goal start offers
+// approve once and reject.
+func requestOptions(e event.ApprovalRequested) []sdk.PermissionOption {
+	if d, ok := e.Display.(*session.PlanReviewDisplay); ok {
+		var opts []sdk.PermissionOption
+		for i, o := range d.Options {
+			opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(optPlanOption + strconv.Itoa(i)),
+				Name: "Approve: " + o.Label, Kind: sdk.PermissionOptionKindAllowOnce})
+		}
+		if len(opts) == 0 {
+			opts = append(opts, sdk.PermissionOption{OptionId: optApproveOnce, Name: labelApprove, Kind: sdk.PermissionOptionKindAllowOnce})
+		}
+		return append(opts,
+			sdk.PermissionOption{OptionId: optRevise, Name: "Revise (keep planning)", Kind: sdk.PermissionOptionKindRejectOnce},
+			sdk.PermissionOption{OptionId: optReject, Name: labelReject, Kind: sdk.PermissionOptionKindRejectOnce})
+	}
+	if e.OnceOnly {
+		return []sdk.PermissionOption{approvalOptions[0], approvalOptions[2]}
+	}
+	return approvalOptions
+}
+
 // approvalAnswer maps the client's choice to the session's answer. A
 // cancelled request is dismissed (the call does not run); ACP's "always"
-// means this session (ERRATA 10); an unknown option rejects.
-func approvalAnswer(resp sdk.RequestPermissionResponse) event.ApprovalAnswer {
+// means this session (ERRATA 10), and for a request that is never
+// remembered the session takes it as once; an unknown option rejects.
+func approvalAnswer(e event.ApprovalRequested, resp sdk.RequestPermissionResponse) event.ApprovalAnswer {
 	o := resp.Outcome
 	if o.Selected == nil {
 		return event.ApprovalAnswer{Choice: event.Dismiss}
 	}
 	id := string(o.Selected.OptionId)
-	for _, opt := range approvalOptions {
-		if string(opt.OptionId) == id {
-			switch id {
-			case optApproveOnce:
-				return event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: opt.Name}
-			case optApproveAlways:
-				return event.ApprovalAnswer{Choice: event.ApproveSession, SelectedLabel: opt.Name}
+	if d, ok := e.Display.(*session.PlanReviewDisplay); ok {
+		for i, opt := range d.Options {
+			if id == optPlanOption+strconv.Itoa(i) {
+				return event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: opt.Label}
 			}
 		}
+		switch id {
+		case optApproveOnce, optApproveAlways, "approve", "approve_for_session":
+			return event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: labelApprove}
+		case optRevise:
+			return event.ApprovalAnswer{Choice: event.Reject, SelectedLabel: labelRevise}
+		}
+		return event.ApprovalAnswer{Choice: event.Reject, SelectedLabel: labelReject}
 	}
 	switch id {
+	case optApproveOnce:
+		return event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: approvalOptions[0].Name}
+	case optApproveAlways:
+		return event.ApprovalAnswer{Choice: event.ApproveSession, SelectedLabel: approvalOptions[1].Name}
 	case "approve":
 		return event.ApprovalAnswer{Choice: event.ApproveOnce}
 	case "approve_for_session":
@@ -66,7 +109,7 @@ func (l *live) askApproval(ctx context.Context, e event.ApprovalRequested) {
 	content = append(content, textContent(who+" approval to "+e.Action))
 	resp, err := l.srv.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(l.id),
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: requestCallID(e.Header, e.ToolCallID), Title: &title, Content: content},
-		Options:  approvalOptions})
+		Options:  requestOptions(e)})
 	if ctx.Err() != nil {
 		return
 	}
@@ -74,7 +117,7 @@ func (l *live) askApproval(ctx context.Context, e event.ApprovalRequested) {
 	if err != nil {
 		l.log.Warn("acp: session/request_permission failed; rejecting", "tool", e.ToolName, "err", err)
 	} else {
-		ans = approvalAnswer(resp)
+		ans = approvalAnswer(e, resp)
 	}
 	if err := l.s.AnswerApproval(e.RequestID, ans); err != nil && !errors.Is(err, session.ErrNoRequest) {
 		l.log.Warn("acp: answer approval", "err", err)

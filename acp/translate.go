@@ -9,6 +9,7 @@ import (
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/session"
 )
 
 // translator turns one session's main-agent events into session/update
@@ -153,9 +154,19 @@ func rawJSON(args json.RawMessage) any {
 }
 
 // displayContent is the diff entry of an edit's display (before and after
-// known), or nothing.
+// known), the plan of a plan review, or nothing.
 func displayContent(d loop.Display) []sdk.ToolCallContent {
 	switch x := d.(type) {
+	case *session.PlanReviewDisplay:
+		out := []sdk.ToolCallContent{textContent(x.Plan)}
+		for _, o := range x.Options {
+			line := "Approach: " + o.Label
+			if o.Description != "" {
+				line += " — " + o.Description
+			}
+			out = append(out, textContent(line))
+		}
+		return out
 	case *loop.DiffDisplay:
 		return []sdk.ToolCallContent{sdk.ToolDiffContent(x.Path, x.After, x.Before)}
 	case *loop.FileIODisplay:

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,8 +185,43 @@ func TestApprovalAnswer(t *testing.T) {
 		{sel("something_else"), event.Reject},
 		{sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, event.Dismiss},
 	} {
-		if got := approvalAnswer(tc.resp).Choice; got != tc.want {
+		if got := approvalAnswer(event.ApprovalRequested{}, tc.resp).Choice; got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.resp.Outcome.Selected, got, tc.want)
 		}
+	}
+}
+
+// A plan review's answers (spec 04 §4.2): an approach picked by index
+// carries its label; approve (whatever the client calls it, "always"
+// included) approves this plan once; revise keeps planning; anything else
+// rejects.
+func TestPlanReviewAnswer(t *testing.T) {
+	review := event.ApprovalRequested{Display: &session.PlanReviewDisplay{Plan: "# P",
+		Options: []session.PlanOption{{Label: "Fast"}, {Label: "Safe"}}}, OnceOnly: true}
+	sel := func(id string) sdk.RequestPermissionResponse {
+		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{
+			Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: sdk.PermissionOptionId(id)}}}
+	}
+	for _, tc := range []struct {
+		id   string
+		want event.ApprovalAnswer
+	}{
+		{"plan_opt_1", event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: "Safe"}},
+		{"approve_once", event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: "Approve"}},
+		{"approve_always", event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: "Approve"}},
+		{"revise", event.ApprovalAnswer{Choice: event.Reject, SelectedLabel: "Revise"}},
+		{"reject", event.ApprovalAnswer{Choice: event.Reject, SelectedLabel: "Reject"}},
+		{"plan_opt_7", event.ApprovalAnswer{Choice: event.Reject, SelectedLabel: "Reject"}},
+	} {
+		if got := approvalAnswer(review, sel(tc.id)); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.id, got, tc.want)
+		}
+	}
+	var ids []string
+	for _, o := range requestOptions(review) {
+		ids = append(ids, string(o.OptionId))
+	}
+	if want := []string{"plan_opt_0", "plan_opt_1", "revise", "reject"}; !slices.Equal(ids, want) {
+		t.Errorf("options %q, want %q", ids, want)
 	}
 }

@@ -331,6 +331,10 @@ type ApprovalRequested struct {
 	// Action is a one-line description of the call ("Running: make").
 	Action  string       `json:"action"`
 	Display loop.Display `json:"display,omitempty"`
+	// OnceOnly marks a request whose answer is never remembered (a plan
+	// review, a goal start): front ends offer no "for the session" or
+	// "always" choice, and such an answer approves this call only.
+	OnceOnly bool `json:"onceOnly,omitempty"`
 }
 
 // ApprovalAnswer is the user's answer to an ApprovalRequested.

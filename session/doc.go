@@ -50,8 +50,11 @@
 // snapshot (nil once it completed or was cancelled) and, for a status
 // change or a completion, what changed; the goal driver's turns are
 // ordinary turn.started/turn.ended pairs. The plan review is an approval
-// request whose display is the plan (ExitPlanMode), answered like any
-// other; /goal next is a front end's own queue, nothing here. StartGoal
+// request whose display is the plan (ExitPlanMode), marked OnceOnly like
+// the goal-start request: answered like any other, except that no answer
+// is remembered (a session or always choice approves that plan only), and
+// no rule skips it. A --plan session nobody answers leaves plan mode
+// unreviewed, its plan being its answer; /goal next is a front end's own queue, nothing here. StartGoal
 // and ResumeGoal refuse while a turn runs; goal errors carry the goal's
 // codes (ErrNoGoal for goal.not_found).
 //

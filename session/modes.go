@@ -22,7 +22,11 @@ import (
 // goal mode and swarm mode.
 func (s *Session) modes(o Options, home string) (*planmode.Mode, *goal.Store, *swarm.Mode) {
 	workDir := s.workDir
-	return planmode.New(planmode.Options{Env: o.Env, HomeDir: home, Cwd: func() string { return workDir }, Logger: s.logger}),
+	// A --plan run nobody answers (print mode) has its plan for an answer:
+	// it leaves plan mode unreviewed rather than being refused.
+	unreviewed := o.Plan && o.Requests != Answered
+	return planmode.New(planmode.Options{Env: o.Env, HomeDir: home, Cwd: func() string { return workDir }, Logger: s.logger,
+			Unreviewed: unreviewed}),
 		goal.New(goal.Options{Logger: s.logger}), swarm.New()
 }
 
@@ -117,9 +121,16 @@ func (s *Session) SetGoalBudget(ctx context.Context, b tools.GoalBudgetRequest) 
 	return err
 }
 
-// ExitPlanModeTool is the tool that ends plan mode, for a front end's
-// rules: a headless plan run allows it, nobody being there to review.
+// ExitPlanModeTool is the tool that ends plan mode: its approval request
+// is the plan review, which no rule and no remembered answer skips.
 const ExitPlanModeTool = tools.NameExitPlanMode
+
+// PlanReviewDisplay is the display of a plan review's approval request:
+// the plan, its file and the approaches it offers (two or more, or none).
+type PlanReviewDisplay = tools.PlanReviewDisplay
+
+// PlanOption is one approach a plan offers.
+type PlanOption = tools.PlanOption
 
 // PlanState is plan mode as a front end sees it: whether it is on, the
 // plan id and the plan file (empty while off).

@@ -103,7 +103,7 @@ type requestApprover struct {
 func (a requestApprover) RequestApproval(ctx context.Context, req permission.ApprovalRequest) (permission.ApprovalResponse, error) {
 	ans, err := a.b.ask(ctx, a.agentID, func(id string) event.Event {
 		return event.ApprovalRequested{Header: event.InTurn(req.TurnID), RequestID: id, ToolCallID: req.ToolCallID,
-			ToolName: req.ToolName, Action: req.Action, Display: req.Display}
+			ToolName: req.ToolName, Action: req.Action, Display: req.Display, OnceOnly: req.OnceOnly}
 	})
 	if err != nil {
 		return permission.ApprovalResponse{}, err

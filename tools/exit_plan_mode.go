@@ -72,8 +72,9 @@ func (d *PlanReviewDisplay) MarshalJSON() ([]byte, error) {
 
 // ExitPlanMode is the ExitPlanMode tool (spec 05 §4.13, spec 04 §5.6). In
 // manual and yolo mode the review policy answers the call and Execute
-// does not run; Execute runs when nothing reviewed it (auto mode, an allow
-// rule or a session approval), or when there is no plan to review.
+// does not run; Execute runs when nobody reviews it (auto mode, a headless
+// --plan run), or when there is no plan to review. No permission rule
+// skips a review.
 type ExitPlanMode struct {
 	plan PlanMode
 	def  llm.Tool
@@ -143,8 +144,7 @@ func (t *ExitPlanMode) execute(ctx context.Context, _ loop.ExecCtx) (loop.ToolRe
 		return loop.ErrorResult("Failed to exit plan mode: " + err.Error()), nil
 	}
 	// Nobody read this plan: the review policy answers every call a user
-	// reviews, so Execute runs only for auto mode, an allow rule (a
-	// headless --plan run) or a session approval.
+	// reviews, so Execute runs only in auto mode or a headless --plan run.
 	var b strings.Builder
 	b.WriteString("Exited plan mode. Plan mode deactivated. All tools are now available.\n\n")
 	b.WriteString(strings.TrimSpace(exitPlanModeAutoMD))

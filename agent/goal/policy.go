@@ -11,7 +11,9 @@ import (
 // auto mode the user is asked how a goal the model creates should run.
 // Approved with a permission mode other than the current one, the mode is
 // switched (recorded) before the tool runs; declined, the call is blocked
-// and nothing changes.
+// and nothing changes. Every goal is asked about: the answer is never
+// remembered (Verdict.OnceOnly), and the chain puts this policy above
+// session approvals and allow rules.
 type StartReview struct{ s *Store }
 
 // StartReview returns the store's goal-start policy, for the GoalStart
@@ -27,7 +29,7 @@ func (r StartReview) Evaluate(_ context.Context, c *permission.Call) (permission
 		return permission.Verdict{}, nil
 	}
 	current := c.Mode
-	return permission.Verdict{Kind: permission.Ask, OnApproval: func(ctx context.Context, resp permission.ApprovalResponse) (permission.Verdict, bool, error) {
+	return permission.Verdict{Kind: permission.Ask, OnceOnly: true, OnApproval: func(ctx context.Context, resp permission.ApprovalResponse) (permission.Verdict, bool, error) {
 		if resp.Decision != permission.ApprovalApproved {
 			return permission.Verdict{}, false, nil
 		}

@@ -79,6 +79,9 @@ type ApprovalRequest struct {
 	ToolName   string       `json:"toolName"`
 	Action     string       `json:"action"`
 	Display    loop.Display `json:"display"`
+	// OnceOnly: the answer is never remembered (Verdict.OnceOnly), so the
+	// front end offers no session or always choice.
+	OnceOnly bool `json:"onceOnly,omitempty"`
 }
 
 // Approver puts approval requests to the user (the TUI, ACP, print mode).
@@ -109,6 +112,7 @@ const recordTimeout = 5 * time.Second
 // ask runs the approval flow for an ask verdict of p (spec 04 §4.1).
 func (m *Manager) ask(ctx context.Context, c *Call, p Policy, v Verdict) (loop.Authorization, error) {
 	req := approvalRequest(c)
+	req.OnceOnly = v.OnceOnly
 	if m.o.Approver == nil {
 		// Nobody can answer: the safe default denies, and says what would
 		// allow the call. No hook fires and nothing is recorded: no
@@ -121,6 +125,12 @@ func (m *Manager) ask(ctx context.Context, c *Call, p Policy, v Verdict) (loop.A
 	if err != nil {
 		m.trackApproval(c, p, req, "error", start, false, false)
 		return loop.Authorization{}, err
+	}
+	if v.OnceOnly && resp.Scope != ApprovalOnce {
+		// A client that offers the remembered choices anyway gets them
+		// taken as once: this answer must not decide the next review.
+		m.logger.Info("remembered approval taken as once", "tool", c.Name(), "call_id", c.ToolCall.ID, "scope", string(resp.Scope))
+		resp.Scope = ApprovalOnce
 	}
 	rec := ApprovalResultRecord{TurnID: req.TurnID, ToolCallID: req.ToolCallID, ToolName: req.ToolName, Action: req.Action, Result: resp}
 	if resp.Decision == ApprovalApproved && resp.Scope.remembered() {

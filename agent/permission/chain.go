@@ -26,6 +26,12 @@ type Slots struct {
 // chain is the ordered policy list of spec 04 §2.3, the one place where the
 // order is written down. The first verdict that is not None wins, so every
 // deny sits above every approval, and the fallback asks.
+//
+// The plan review (10) and the goal-start review (11) sit above the session
+// approvals and allow rules (7, 9), where spec 04 §2.3 lets an allow or
+// session rule for ExitPlanMode or CreateGoal skip them: a review is the
+// user's decision about one plan or one goal, so no rule stands in for it.
+// Deny rules (5) and auto mode (6) still come first.
 func chain(sideChannel bool, s Slots) []Policy {
 	var ps []Policy
 	if sideChannel {
@@ -41,11 +47,11 @@ func chain(sideChannel bool, s Slots) []Policy {
 		opaqueBashAsk{},                                        // 5b a script deny/ask rules cannot see through asks when such rules exist
 		sandboxUnavailableAsk{},                                // 5c a promised sandbox this system cannot enforce: commands ask
 		autoModeApprove{},                                      // 6 auto mode approves whatever the denies let through
+		slot{"exit-plan-mode-review-ask", s.PlanReview},        // 10 the user reviews every plan on ExitPlanMode (plan fills it)
+		slot{"goal-start-review-ask", s.GoalStart},             // 11 the user picks how each new goal runs (goal fills it)
 		sessionApprovalHistory{},                               // 7 "approve for this session" beats ask rules, not deny rules
 		userConfiguredAsk{},                                    // 8 ask rules beat allow rules and every built-in approval
 		userConfiguredAllow{},                                  // 9 allow rules; for Bash every command must be allowed
-		slot{"exit-plan-mode-review-ask", s.PlanReview},        // 10 the user reviews the plan on ExitPlanMode (plan fills it)
-		slot{"goal-start-review-ask", s.GoalStart},             // 11 the user picks how a new goal runs (goal fills it)
 		slot{"plan-mode-tool-approve", s.PlanToolApprove},      // 12 plan tools and plan-file writes need no prompt (plan fills it)
 		sensitiveFileAsk{},                                     // 13 env files, keys and credentials always ask
 		gitControlPathAsk{},                                    // 14 the repository's own control files always ask

@@ -16,12 +16,15 @@ import (
 
 // TestChainOrder pins the chain of spec 04 §2.3, with the workspace
 // boundary ask of ERRATA 12 between 14 and 15, and issue 16's opaque-Bash
-// and sandbox-unavailable asks right below the deny rules.
+// and sandbox-unavailable asks right below the deny rules, and the plan
+// and goal-start reviews above the session approvals and allow rules (no
+// rule stands in for a review).
 func TestChainOrder(t *testing.T) {
 	want := []string{
 		"pre-tool-call-hook", "agent-swarm-exclusive-deny", "auto-mode-ask-user-question-deny",
-		"plan-mode-guard-deny", "user-configured-deny", "unresolved-path-deny", "opaque-bash-ask", "sandbox-unavailable-ask", "auto-mode-approve", "session-approval-history",
-		"user-configured-ask", "user-configured-allow", "exit-plan-mode-review-ask", "goal-start-review-ask",
+		"plan-mode-guard-deny", "user-configured-deny", "unresolved-path-deny", "opaque-bash-ask", "sandbox-unavailable-ask", "auto-mode-approve",
+		"exit-plan-mode-review-ask", "goal-start-review-ask", "session-approval-history",
+		"user-configured-ask", "user-configured-allow",
 		"plan-mode-tool-approve", "sensitive-file-access-ask", "git-control-path-access-ask",
 		"executed-file-write-ask", "workspace-boundary-ask", "yolo-mode-approve", "swarm-mode-agent-swarm-approve",
 		"default-tool-approve", "git-cwd-write-approve", "fallback-ask",

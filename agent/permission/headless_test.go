@@ -52,6 +52,10 @@ func TestHeadlessAsksAreDeniedNamingWhatAllows(t *testing.T) {
 			tool: "Read", args: `{"path":"a.go"}`, want: approved},
 		{name: "sandbox available", mode: permission.ModeYolo, opts: []rigOption{withUnconfined(nil)},
 			tool: "Bash", args: `{"command":"ls"}`, want: approved},
+		{name: "plan review names --plan, not a rule", mode: permission.ModeYolo, opts: []rigOption{withPlan("# Plan")},
+			tool: "ExitPlanMode", args: `{}`, want: denied, fragment: "A run started with --plan", policy: "exit-plan-mode-review-ask"},
+		{name: "goal start names /goal, not a rule", mode: permission.ModeManual, opts: []rigOption{withGoals()},
+			tool: "CreateGoal", args: `{"objective":"work"}`, want: denied, fragment: `"/goal <objective>"`, policy: "goal-start-review-ask"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t, append(tt.opts, withMode(tt.mode), withoutApprover(), withFile("/repo/a.go", "package a\n"),

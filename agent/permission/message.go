@@ -81,6 +81,12 @@ func unanswerableText(c *Call, p Policy) string {
 		why = "It touches the repository's control files (.git, .kimi-code). " + allow
 	case "executed-file-write-ask":
 		why = "It writes kimigo's own .kimi-code files or a file that build and test commands run. " + allow
+	case "exit-plan-mode-review-ask":
+		why = "Nobody is here to review the plan, and no rule stands in for a review. A run started with --plan " +
+			"(its plan is its answer) or --permission-mode auto leaves plan mode without one."
+	case "goal-start-review-ask":
+		why = "Nobody is here to confirm the goal, and no rule stands in for that. A prompt of \"/goal <objective>\" " +
+			"or --permission-mode auto starts a goal without asking."
 	case "fallback-ask":
 		why = allow + " So does --permission-mode auto."
 	default:

@@ -58,6 +58,12 @@ type Verdict struct {
 	// verdict (plan review, goal start). ok false falls back to the usual
 	// handling: approved runs the call, anything else blocks it.
 	OnApproval func(ctx context.Context, r ApprovalResponse) (v Verdict, ok bool, err error)
+	// OnceOnly, for Kind Ask, makes the answer this call's alone: the
+	// request tells the front end to offer no session or always choice,
+	// and such an answer approves once, leaving no session approval and
+	// no allow rule behind. A plan review and a goal start are each the
+	// user's decision about one plan or one goal, never about the tool.
+	OnceOnly bool
 	// Reason holds telemetry fields: counts and labels, never argument
 	// text.
 	Reason map[string]any

@@ -106,6 +106,7 @@ func ruleWithReason(d permission.Decision, pattern, reason string) permission.Ru
 type rig struct {
 	t        testing.TB
 	ws       workspace.Dirs
+	env      osenv.Env
 	approver *approver
 	hooks    *hookLog
 	log      *recordLog
@@ -137,7 +138,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	if cfg.win32 {
 		env = win32Env{mem}
 	}
-	r := &rig{t: t, ws: workspace.Dirs{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs},
+	r := &rig{t: t, ws: workspace.Dirs{Dir: cfg.cwd, AdditionalDirs: cfg.addDirs}, env: env,
 		approver: &approver{answers: cfg.answers}, hooks: &hookLog{results: cfg.hookResults},
 		log: &recordLog{}, tele: &telemetry{}}
 	r.buildModes(t, &cfg, env)

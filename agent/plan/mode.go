@@ -38,6 +38,11 @@ type Options struct {
 	NewID func() string
 	// Logger receives logs; nil discards.
 	Logger *slog.Logger
+	// Unreviewed says nobody reviews plans here (a headless --plan run,
+	// whose plan is its answer): the review policy has no opinion and
+	// ExitPlanMode runs, leaving plan mode with the plan marked as not
+	// reviewed. No permission rule can say this (see Review).
+	Unreviewed bool
 }
 
 // State is plan mode at one instant.

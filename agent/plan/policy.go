@@ -86,7 +86,9 @@ func reviewDisplay(c *permission.Call) *tools.PlanReviewDisplay {
 
 // Review is policy 10, exit-plan-mode-review-ask: outside auto mode the
 // user reviews the plan ExitPlanMode presents, and the answer becomes the
-// call's result; the tool itself does not run (spec 04 §5.6).
+// call's result; the tool itself does not run (spec 04 §5.6). Every plan
+// is reviewed: the answer is never remembered (Verdict.OnceOnly), and the
+// chain puts this policy above session approvals and allow rules.
 type Review struct{ m *Mode }
 
 // Name implements permission.Policy.
@@ -95,10 +97,10 @@ func (Review) Name() string { return "exit-plan-mode-review-ask" }
 // Evaluate implements permission.Policy.
 func (r Review) Evaluate(_ context.Context, c *permission.Call) (permission.Verdict, error) {
 	d := reviewDisplay(c)
-	if d == nil || c.Mode == permission.ModeAuto || !r.m.State().Active {
+	if d == nil || c.Mode == permission.ModeAuto || r.m.o.Unreviewed || !r.m.State().Active {
 		return permission.Verdict{}, nil
 	}
-	return permission.Verdict{Kind: permission.Ask, OnApproval: func(ctx context.Context, resp permission.ApprovalResponse) (permission.Verdict, bool, error) {
+	return permission.Verdict{Kind: permission.Ask, OnceOnly: true, OnApproval: func(ctx context.Context, resp permission.ApprovalResponse) (permission.Verdict, bool, error) {
 		res := r.m.reviewed(ctx, d, resp)
 		return permission.Verdict{Kind: permission.Result, Result: &res}, true, nil
 	}}, nil
@@ -141,8 +143,8 @@ func (m *Mode) reviewed(ctx context.Context, d *tools.PlanReviewDisplay, resp pe
 }
 
 // ToolApprove is policy 12, plan-mode-tool-approve: EnterPlanMode, writes
-// of exactly the plan file, and an ExitPlanMode with nothing to review
-// run without a prompt.
+// of exactly the plan file, and an ExitPlanMode with nothing to review, or
+// with nobody to review it (Options.Unreviewed), run without a prompt.
 type ToolApprove struct{ m *Mode }
 
 // Name implements permission.Policy.
@@ -158,7 +160,7 @@ func (a ToolApprove) Evaluate(_ context.Context, c *permission.Call) (permission
 	case tools.NameWrite, tools.NameEdit:
 		approve = s.Active && s.Path != "" && writesOnly(c, s.Path)
 	case tools.NameExitPlanMode:
-		approve = !s.Active || reviewDisplay(c) == nil
+		approve = !s.Active || reviewDisplay(c) == nil || a.m.o.Unreviewed
 	}
 	if approve {
 		return permission.Verdict{Kind: permission.Approve}, nil

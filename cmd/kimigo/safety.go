@@ -120,12 +120,6 @@ func headlessSettings(o *options, cfg *config.Config) headless {
 			"only deny rules still apply."
 	}
 	h.sandbox = sandboxFor(cfg, o, true)
-	if o.plan {
-		// A headless plan run's plan is its answer: nobody is here to
-		// review it, so leaving plan mode is allowed rather than denied.
-		h.rules = append(h.rules, config.PermissionRule{Decision: config.DecisionAllow, Pattern: session.ExitPlanModeTool,
-			Origin: config.OriginUser, Source: "--plan"})
-	}
 	for _, v := range o.safety.allowed {
 		h.rules = append(h.rules, runRules(config.DecisionAllow, "--allowedTools", v)...)
 	}

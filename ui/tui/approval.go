@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/tools"
 	"github.com/kimigo/kimigo/ui/render"
 	"github.com/kimigo/kimigo/ui/term"
 )
@@ -22,25 +23,87 @@ type approvalChoice struct {
 	label    string
 	choice   event.Choice
 	feedback bool // asks for a reason first
+	// needsFeedback: the answer is not sent without a reason.
+	needsFeedback bool
+	// selected is the answer's SelectedLabel.
+	selected string
 }
 
 // approvalChoices are the panel's answers, in order (ERRATA 10: once,
 // session, always, reject).
 var approvalChoices = []approvalChoice{
-	{"Approve once", event.ApproveOnce, false},
-	{"Approve for this session", event.ApproveSession, false},
-	{"Approve always (saved to config.toml)", event.ApproveAlways, false},
-	{"Reject", event.Reject, false},
-	{"Reject with feedback", event.Reject, true},
+	{label: "Approve once", choice: event.ApproveOnce},
+	{label: "Approve for this session", choice: event.ApproveSession},
+	{label: "Approve always (saved to config.toml)", choice: event.ApproveAlways},
+	{label: "Reject", choice: event.Reject},
+	{label: "Reject with feedback", choice: event.Reject, feedback: true},
+}
+
+// onceChoices answer a request that is never remembered (OnceOnly): no
+// session or always choice.
+var onceChoices = []approvalChoice{
+	{label: "Approve once", choice: event.ApproveOnce},
+	{label: "Reject", choice: event.Reject},
+	{label: "Reject with feedback", choice: event.Reject, feedback: true},
+}
+
+// Labels of a plan review's answers (spec 04 §4.2).
+const (
+	labelApprove = "Approve"
+	labelReject  = "Reject"
+	labelRevise  = "Revise"
+)
+
+// choicesFor are the answers the panel offers for e (spec 04 §4.2): a
+// plan review approves the plan (or one of its approaches), rejects it, or
+// sends it back with feedback while plan mode stays on; a goal start
+// picks the mode the goal runs in; a request that is never remembered
+// offers no session or always choice; everything else offers them all.
+func choicesFor(e event.ApprovalRequested) []approvalChoice {
+	switch d := e.Display.(type) {
+	case *tools.PlanReviewDisplay:
+		var out []approvalChoice
+		for _, o := range d.Options {
+			out = append(out, approvalChoice{label: "Approve: " + o.Label, choice: event.ApproveOnce, selected: o.Label})
+		}
+		if len(out) == 0 {
+			out = append(out, approvalChoice{label: "Approve the plan", choice: event.ApproveOnce, selected: labelApprove})
+		}
+		return append(out,
+			approvalChoice{label: "Revise: reject with feedback, keep planning", choice: event.Reject, feedback: true,
+				needsFeedback: true, selected: labelRevise},
+			approvalChoice{label: "Reject", choice: event.Reject, selected: labelReject})
+	case *tools.GoalStartDisplay:
+		start := func(label string, mode event.PermissionMode) approvalChoice {
+			return approvalChoice{label: label, choice: event.ApproveOnce, selected: string(mode)}
+		}
+		out := []approvalChoice{start("Switch to Auto and start", event.ModeAuto)}
+		if d.Mode == string(event.ModeYolo) {
+			out = append(out, start("Keep YOLO and start", event.ModeYolo))
+		} else {
+			out = append(out, start("Switch to YOLO and start", event.ModeYolo), start("Start in Manual", event.ModeManual))
+		}
+		return append(out, approvalChoice{label: "Do not start", choice: event.Dismiss, selected: "cancel"})
+	}
+	if e.OnceOnly {
+		return onceChoices
+	}
+	return approvalChoices
 }
 
 // approvalPanel asks whether a tool call may run (spec 06 §5.5).
 type approvalPanel struct {
 	req      event.ApprovalRequested
+	choices  []approvalChoice
 	sel      int
 	feedback bool // the feedback input is focused
 	input    textinput.Model
 	answered bool
+	// A plan review shows the plan above the choices, scrolled by top;
+	// plan is its rendering at planWidth.
+	top       int
+	plan      []string
+	planWidth int
 }
 
 // openApproval opens the panel for a request, or queues it behind an
@@ -50,7 +113,7 @@ func (m *Model) openApproval(e event.ApprovalRequested) tea.Cmd {
 		m.pendingRequests = append(m.pendingRequests, e)
 		return nil
 	}
-	m.overlay = &approvalPanel{req: e, input: newInput("why, and what to do instead")}
+	m.overlay = &approvalPanel{req: e, choices: choicesFor(e), input: newInput("why, and what to do instead")}
 	m.menu = nil
 	m.bell = true
 	m.urgent = true
@@ -129,37 +192,88 @@ func (p *approvalPanel) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o", "ctrl+e":
 		m.openPager()
 		return nil
+	case "pgup", "pgdown", "shift+up", "shift+down":
+		p.scroll(m, s)
+		return nil
 	case "up":
 		p.feedback = false
-		p.sel = (p.sel + len(approvalChoices) - 1) % len(approvalChoices)
+		p.sel = (p.sel + len(p.choices) - 1) % len(p.choices)
 		return nil
 	case "down", "tab":
 		p.feedback = false
-		p.sel = (p.sel + 1) % len(approvalChoices)
+		p.sel = (p.sel + 1) % len(p.choices)
 		return nil
 	case "enter":
-		c := approvalChoices[p.sel]
+		c := p.choices[p.sel]
 		if c.feedback && !p.feedback {
 			p.feedback = true
 			return nil
 		}
-		return p.answer(m, event.ApprovalAnswer{Choice: c.choice, Feedback: strings.TrimSpace(p.input.Value())})
+		return p.choose(m, c)
 	default:
 		if p.feedback {
 			var cmd tea.Cmd
 			p.input, cmd = p.input.Update(k)
 			return cmd
 		}
-		if len(s) == 1 && s[0] >= '1' && s[0] <= '0'+byte(len(approvalChoices)) {
+		if len(s) == 1 && s[0] >= '1' && s[0] <= '0'+byte(min(len(p.choices), 9)) {
 			p.sel = int(s[0] - '1')
-			if approvalChoices[p.sel].feedback {
+			if p.choices[p.sel].feedback {
 				p.feedback = true
 				return nil
 			}
-			return p.answer(m, event.ApprovalAnswer{Choice: approvalChoices[p.sel].choice})
+			return p.choose(m, p.choices[p.sel])
 		}
 	}
 	return nil
+}
+
+// choose answers with c; a choice that needs a reason waits for one.
+func (p *approvalPanel) choose(m *Model, c approvalChoice) tea.Cmd {
+	a := event.ApprovalAnswer{Choice: c.choice, SelectedLabel: c.selected}
+	if c.feedback {
+		a.Feedback = strings.TrimSpace(p.input.Value())
+		if a.Feedback == "" && c.needsFeedback {
+			return nil
+		}
+	}
+	return p.answer(m, a)
+}
+
+// scroll moves the plan a page (pgup, pgdown) or a line (shift+arrows).
+func (p *approvalPanel) scroll(m *Model, key string) {
+	rows := p.planRows(m)
+	switch key {
+	case "pgup":
+		p.top -= rows
+	case "pgdown":
+		p.top += rows
+	case "shift+up":
+		p.top--
+	case "shift+down":
+		p.top++
+	}
+	p.top = max(min(p.top, len(p.planLines(m))-rows), 0)
+}
+
+// planLines is the plan under review rendered as Markdown for the
+// panel's width; nil for any other request.
+func (p *approvalPanel) planLines(m *Model) []string {
+	d, ok := p.req.Display.(*tools.PlanReviewDisplay)
+	if !ok {
+		return nil
+	}
+	w := max(m.width-5, 10)
+	if p.plan == nil || p.planWidth != w {
+		p.plan, p.planWidth = m.md.Render(d.Plan, w), w
+	}
+	return p.plan
+}
+
+// planRows is how many plan lines the panel shows at once: what the
+// terminal has left beside the choices, the panel's frame and the footer.
+func (p *approvalPanel) planRows(m *Model) int {
+	return max(m.height-len(p.choices)-10, 3)
 }
 
 // answer sends the answer once and closes the panel.
@@ -194,9 +308,15 @@ func (p *approvalPanel) lines(m *Model) ([]string, *term.Cursor) {
 		title += t.Dim.Render(" · ") + p.req.Action
 	}
 	out = append(out, render.Truncate(title, w-1))
-	out = append(out, approvalBody(t, p.req.Display, w, approvalPreviewLines, m.o.WorkDir)...)
+	hint := "  ↑↓ choose · enter confirm · esc reject · ctrl+e full preview"
+	if plan := p.planLines(m); plan != nil {
+		out = append(out, p.planBody(m, plan)...)
+		hint = "  ↑↓ choose · enter confirm · pgup/pgdn scroll the plan · esc reject · ctrl+e full plan"
+	} else {
+		out = append(out, approvalBody(t, p.req.Display, w, approvalPreviewLines, m.o.WorkDir)...)
+	}
 	out = append(out, "")
-	for i, c := range approvalChoices {
+	for i, c := range p.choices {
 		ptr := "  "
 		label := fmt.Sprintf("%d %s", i+1, c.label)
 		if i == p.sel {
@@ -211,8 +331,41 @@ func (p *approvalPanel) lines(m *Model) ([]string, *term.Cursor) {
 		out = append(out, line)
 		cur = &term.Cursor{X: x, Y: len(out) - 1}
 	}
-	out = append(out, t.Dim.Render("  ↑↓ choose · enter confirm · esc reject · ctrl+e full preview"))
+	out = append(out, t.Dim.Render(hint))
 	return out, cur
+}
+
+// planBody is the visible window of the plan with where it is in the
+// plan file, and what lies above and below the window.
+func (p *approvalPanel) planBody(m *Model, plan []string) []string {
+	t, d := m.theme, p.req.Display.(*tools.PlanReviewDisplay)
+	var out []string
+	if d.Path != "" {
+		out = append(out, "  "+t.Dim.Render(render.Truncate(render.RelPath(d.Path, m.o.WorkDir), max(m.width-3, 10))))
+	}
+	rows := p.planRows(m)
+	p.top = max(min(p.top, len(plan)-rows), 0)
+	end := min(p.top+rows, len(plan))
+	if p.top > 0 {
+		out = append(out, "  "+t.Dim.Render(fmt.Sprintf("↑ %d more %s", p.top, plural(p.top, "line", "lines"))))
+	}
+	for _, l := range plan[p.top:end] {
+		out = append(out, "  "+l)
+	}
+	if n := len(plan) - end; n > 0 {
+		out = append(out, "  "+t.Dim.Render(fmt.Sprintf("↓ %d more %s (pgdn)", n, plural(n, "line", "lines"))))
+	}
+	if len(d.Options) > 0 {
+		out = append(out, "  "+t.Dim.Render("Approaches:"))
+	}
+	for _, o := range d.Options {
+		line := "    " + t.Bold.Render(o.Label)
+		if o.Description != "" {
+			line += t.Dim.Render(" — " + o.Description)
+		}
+		out = append(out, render.Truncate(line, m.width-1))
+	}
+	return out
 }
 
 // toolTitle names a tool for the panel: an MCP tool by its own name.
@@ -279,6 +432,15 @@ func approvalBody(t render.Theme, d loop.Display, w, limit int, workDir string) 
 		}
 	case *loop.URLFetchDisplay:
 		out = append(out, "  "+strings.TrimSpace(d.Method+" "+d.URL))
+	case *tools.GoalStartDisplay:
+		for _, l := range cap10(render.Wrap(d.Objective, inner)) {
+			out = append(out, "  "+l)
+		}
+		if d.CompletionCriterion != "" {
+			out = append(out, "  "+t.Dim.Render(render.Truncate("done when: "+d.CompletionCriterion, inner)))
+		}
+	case *tools.PlanReviewDisplay: // the full preview; the panel scrolls its own
+		out = append(out, indentAll(render.NewMarkdown(t).Render(d.Plan, inner))...)
 	case *loop.GenericDisplay:
 		out = append(out, "  "+render.Truncate(d.Summary, inner))
 		if d.Detail != nil {

@@ -10,7 +10,10 @@
 // and the interrupt and exit ladder on an injected clock (ladder.go);
 // submitting, queueing and steering (queue.go); the one registry of slash
 // commands (command.go, commands.go) that later parts of kimigo add to;
-// the approval panel with its danger labels (approval.go, danger.go; a
+// the approval panel with its danger labels (approval.go, danger.go; the
+// plan review shows the plan, scrollable, above approve / revise with
+// feedback / reject, and the goal start offers the modes; neither, nor
+// any request marked OnceOnly, offers a remembered choice; a
 // child's request and question name the child: "agent-2 wants to use
 // Bash", "agent-2 asks:"), the
 // side panel of /btw (btw.go: a side question answered while the main

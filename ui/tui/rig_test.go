@@ -87,6 +87,10 @@ func (r *recorder) SetMode(_ context.Context, m event.PermissionMode) error {
 }
 func (r *recorder) SetModel(_ context.Context, a string) error { r.log("model %s", a); return nil }
 func (r *recorder) AnswerApproval(id string, a event.ApprovalAnswer) error {
+	if a.SelectedLabel != "" {
+		r.log("approval %s %s %q [%s]", id, a.Choice, a.Feedback, a.SelectedLabel)
+		return nil
+	}
 	r.log("approval %s %s %q", id, a.Choice, a.Feedback)
 	return nil
 }
