@@ -57,8 +57,8 @@ func (t *FetchURL) ResolveExecution(raw json.RawMessage) (loop.Execution, *loop.
 		Accesses:     loop.None(),
 		Description:  "Fetching: " + firstRunes(a.URL, fetchLabelRunes),
 		Display:      &loop.URLFetchDisplay{URL: a.URL},
-		ApprovalRule: workspace.ApprovalRule(NameFetchURL, a.URL),
-		MatchesRule:  workspace.StringRuleMatcher(a.URL),
+		ApprovalRule: workspace.URLOriginRule(NameFetchURL, a.URL), // approving for the session approves the host
+		MatchesRule:  workspace.URLRuleMatcher(a.URL),
 		Execute: func(ctx context.Context, _ loop.ExecCtx) (loop.ToolResult, error) {
 			return t.fetch(ctx, a.URL)
 		},

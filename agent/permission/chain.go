@@ -59,6 +59,7 @@ func chain(sideChannel bool, s Slots) []Policy {
 		workspaceBoundaryAsk{},                                 // 14a writes outside the workspace ask, yolo too (ERRATA 12)
 		yoloModeApprove{},                                      // 15 yolo approves what nothing above asked about
 		slot{"swarm-mode-agent-swarm-approve", s.SwarmApprove}, // 16 swarm mode runs a lone AgentSwarm (swarm fills it)
+		fetchURLHostAsk{},                                      // 16a manual mode: a fetch asks once per host
 		defaultToolApprove{},                                   // 17 read-only and conversational tools run freely
 		gitCwdWriteApprove{},                                   // 18 Write/Edit inside a git work tree run freely
 		fallbackAsk{},                                          // 19 nothing decided: ask

@@ -16,9 +16,10 @@ import (
 
 // TestChainOrder pins the chain of spec 04 §2.3, with the workspace
 // boundary ask of ERRATA 12 between 14 and 15, and issue 16's opaque-Bash
-// and sandbox-unavailable asks right below the deny rules, and the plan
-// and goal-start reviews above the session approvals and allow rules (no
-// rule stands in for a review).
+// and sandbox-unavailable asks right below the deny rules, the plan and
+// goal-start reviews above the session approvals and allow rules (no rule
+// stands in for a review), and the manual-mode FetchURL host ask above the
+// default-approve list.
 func TestChainOrder(t *testing.T) {
 	want := []string{
 		"pre-tool-call-hook", "agent-swarm-exclusive-deny", "auto-mode-ask-user-question-deny",
@@ -27,7 +28,7 @@ func TestChainOrder(t *testing.T) {
 		"user-configured-ask", "user-configured-allow",
 		"plan-mode-tool-approve", "sensitive-file-access-ask", "git-control-path-access-ask",
 		"executed-file-write-ask", "workspace-boundary-ask", "yolo-mode-approve", "swarm-mode-agent-swarm-approve",
-		"default-tool-approve", "git-cwd-write-approve", "fallback-ask",
+		"fetch-url-host-ask", "default-tool-approve", "git-cwd-write-approve", "fallback-ask",
 	}
 	if d := cmp.Diff(want, newRig(t).m.PolicyNames()); d != "" {
 		t.Errorf("chain order (-want +got):\n%s", d)

@@ -87,6 +87,8 @@ func unanswerableText(c *Call, p Policy) string {
 	case "goal-start-review-ask":
 		why = "Nobody is here to confirm the goal, and no rule stands in for that. A prompt of \"/goal <objective>\" " +
 			"or --permission-mode auto starts a goal without asking."
+	case "fetch-url-host-ask":
+		why = "It fetches from a host this session has not approved. " + allow
 	case "fallback-ask":
 		why = allow + " So does --permission-mode auto."
 	default:

@@ -174,7 +174,7 @@ func newRig(t testing.TB, opts ...rigOption) *rig {
 	r.tools = map[string]loop.ExecutableTool{
 		"Bash": tools.NewBash(tools.BashOptions{Base: base}), "Write": tools.NewWriteFile(base),
 		"Edit": tools.NewEditFile(base), "Read": tools.NewReadFile(base), "Grep": tools.NewGrep(base),
-		"Glob": tools.NewGlob(base),
+		"Glob": tools.NewGlob(base), "FetchURL": tools.NewFetchURL(nil),
 	}
 	r.modeTools()
 	return r
