@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -35,18 +36,29 @@ func (e *FetchStatusError) Error() string { return "HTTP " + e.Status }
 // FetcherOptions configure NewLocalFetcher. The zero value is right for
 // production.
 type FetcherOptions struct {
-	// AllowPrivateNetworks lifts the refusal of loopback, private and
-	// link-local addresses. Only tests against an httptest server set it.
+	// AllowPrivateNetworks lifts the refusal of every address that is not
+	// public. Only tests against an httptest server set it.
 	AllowPrivateNetworks bool
+	// Allow lists the non-public addresses the fetcher may reach anyway:
+	// tests name their loopback server's, so that everything else stays
+	// refused. Matched exactly (::ffff:127.0.0.1 is not 127.0.0.1).
+	Allow []netip.Prefix
 	// Resolver looks host names up; nil means net.DefaultResolver.
-	Resolver *net.Resolver
+	Resolver HostResolver
 	// Timeout bounds one fetch, redirects included; 0 means 30 s.
 	Timeout time.Duration
 }
 
+// HostResolver looks a host name up (*net.Resolver is one).
+type HostResolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
 // LocalFetcher fetches public http(s) pages itself. It refuses other
-// schemes and every address that is not public (checked on each DNS answer
-// and pinned for the connection, so a rebinding name cannot slip through),
+// schemes and every address that is not public (publicAddr): a literal
+// before any connection, every address of each DNS answer (the first is
+// pinned for the connection, so a rebinding name cannot slip through), and
+// the address of every socket again as it connects,
 // follows at most ten redirects re-checking each hop, reads at most
 // 10 MiB, passes text through and extracts the readable text of HTML.
 // It is safe for concurrent use.
@@ -66,7 +78,7 @@ func NewLocalFetcher(opts FetcherOptions) *LocalFetcher {
 		opts.Timeout = fetchTimeout
 	}
 	f := &LocalFetcher{opts: opts}
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: f.dialControl}
 	f.client = &http.Client{
 		Transport: &http.Transport{
 			Proxy: nil, // a proxy would resolve names where we cannot check them
@@ -85,25 +97,100 @@ func NewLocalFetcher(opts FetcherOptions) *LocalFetcher {
 	return f
 }
 
-// blockedPrefixes are the address ranges a fetch may not reach; parsed on
-// first use.
-var blockedPrefixes = sync.OnceValue(func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, s := range []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-		"172.16.0.0/12", "192.168.0.0/16", "::/128", "::1/128", "fc00::/7", "fe80::/10"} {
-		out = append(out, netip.MustParsePrefix(s))
+// Address ranges a fetch may not reach, parsed on first use: every range
+// of the IANA special-purpose registries that is not globally reachable,
+// plus multicast, and the IPv6 forms that carry an IPv4 address the
+// fetcher cannot vouch for.
+var (
+	blockedV4 = sync.OnceValue(func() []netip.Prefix {
+		return prefixes("0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+			"192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
+			"203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4") // 240/4 holds the broadcast address
+	})
+	blockedV6 = sync.OnceValue(func() []netip.Prefix {
+		return prefixes(
+			"::/96",           // IPv4-compatible (deprecated); holds :: and ::1
+			"::ffff:0:0:0/96", // IPv4-translated
+			"64:ff9b:1::/48",  // local-use NAT64: never globally reachable, whatever it embeds
+			"100::/64",        // discard-only
+			"2001::/32",       // Teredo: the client's IPv4 address is hidden in it
+			"2001:2::/48",     // benchmarking
+			"2001:10::/28",    // ORCHID (deprecated)
+			"2001:db8::/32",   // documentation
+			"3fff::/20",       // documentation
+			"5f00::/16",       // SRv6 SIDs
+			"fc00::/7",        // unique local
+			"fe80::/10",       // link-local
+			"fec0::/10",       // site-local (deprecated)
+			"ff00::/8",        // multicast
+		)
+	})
+	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour   = netip.MustParsePrefix("2002::/16")
+)
+
+func prefixes(ss ...string) []netip.Prefix {
+	out := make([]netip.Prefix, len(ss))
+	for i, s := range ss {
+		out[i] = netip.MustParsePrefix(s)
 	}
 	return out
-})
+}
 
-func blockedAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	for _, p := range blockedPrefixes() {
+// publicAddr reports whether ip may be fetched from: not in a blocked
+// range, and, for IPv4-mapped, NAT64 (64:ff9b::/96) and 6to4 (2002::/16)
+// addresses, the IPv4 address they embed is public too.
+func publicAddr(ip netip.Addr) bool {
+	if !ip.IsValid() {
+		return false
+	}
+	ip = ip.WithZone("") // a zoned address matches no prefix
+	if ip.Is4In6() {
+		return publicAddr(ip.Unmap())
+	}
+	blocked := blockedV6()
+	if ip.Is4() {
+		blocked = blockedV4()
+	}
+	for _, p := range blocked {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	b := ip.As16()
+	switch {
+	case nat64Prefix.Contains(ip):
+		return publicAddr(netip.AddrFrom4([4]byte(b[12:16])))
+	case sixToFour.Contains(ip):
+		return publicAddr(netip.AddrFrom4([4]byte(b[2:6])))
+	}
+	return true
+}
+
+// allowed reports whether this fetcher may connect to ip.
+func (f *LocalFetcher) allowed(ip netip.Addr) bool {
+	if f.opts.AllowPrivateNetworks || publicAddr(ip) {
+		return true
+	}
+	for _, p := range f.opts.Allow {
 		if p.Contains(ip) {
 			return true
 		}
 	}
 	return false
+}
+
+// dialControl checks the address of every socket as it connects, whatever
+// resolved it: the last word over redirects and DNS answers.
+func (f *LocalFetcher) dialControl(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("refusing to connect to %s: not an IP address", address)
+	}
+	if !f.allowed(ap.Addr()) {
+		return fmt.Errorf("refusing to connect to %s: it is not a public address", ap.Addr())
+	}
+	return nil
 }
 
 // resolve looks addr's host up and returns the address to connect to,
@@ -125,11 +212,9 @@ func (f *LocalFetcher) resolve(ctx context.Context, addr string) (netip.Addr, st
 	if len(ips) == 0 {
 		return netip.Addr{}, "", fmt.Errorf("%s has no address", host)
 	}
-	if !f.opts.AllowPrivateNetworks {
-		for _, ip := range ips {
-			if blockedAddr(ip) {
-				return netip.Addr{}, "", fmt.Errorf("refusing to connect to %s: %s is not a public address", host, ip)
-			}
+	for _, ip := range ips {
+		if !f.allowed(ip) {
+			return netip.Addr{}, "", fmt.Errorf("refusing to connect to %s: %s is not a public address", host, ip)
 		}
 	}
 	return ips[0], port, nil
@@ -150,7 +235,7 @@ func (f *LocalFetcher) checkURL(u *url.URL) error {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return fmt.Errorf("refusing to fetch %s: it is a local address", host)
 	}
-	if ip, err := netip.ParseAddr(host); err == nil && blockedAddr(ip) {
+	if ip, err := netip.ParseAddr(host); err == nil && !f.allowed(ip) {
 		return fmt.Errorf("refusing to fetch %s: it is not a public address", host)
 	}
 	return nil
