@@ -98,6 +98,14 @@ func TestFetchURLResolveIsPure(t *testing.T) {
 	if exec.ApprovalRule != "FetchURL(https://example.com/*)" || exec.Description != "Fetching: https://example.com/a" || len(exec.Accesses) != 0 || exec.Accesses == nil {
 		t.Errorf("execution = %+v", exec)
 	}
+	// The host rule an approval writes matches the host's pages and no
+	// other host's.
+	for rule, want := range map[string]bool{"https://example.com/*": true, "https://example.com/a": true,
+		"https://example.org/*": false, "http://example.com/*": false, "https://*.example.com/*": false} {
+		if got := exec.MatchesRule(rule); got != want {
+			t.Errorf("MatchesRule(%q) = %v; want %v", rule, got, want)
+		}
+	}
 }
 
 type fetcherFunc func(context.Context, string) (tools.FetchedPage, error)
