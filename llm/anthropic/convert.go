@@ -34,9 +34,13 @@ const (
 // and a placeholder lets the model know something was there.
 const audioOmitted = "(audio omitted: not supported by this provider)"
 
-// contentBlock is one block of a wire message. Blocks that can carry a
-// prompt-cache breakpoint implement cacheable.
-type contentBlock interface{ blockType() blockType }
+// contentBlock is one block of a wire message; appendJSON appends its
+// encoding (encode.go). Blocks that can carry a prompt-cache breakpoint
+// implement cacheable.
+type contentBlock interface {
+	blockType() blockType
+	appendJSON(dst []byte) []byte
+}
 
 type cacheable interface{ setCacheControl(*cacheControl) }
 

@@ -200,13 +200,7 @@ func newBody(b *requestBody, sizes *wire.Sizes[wireMessage]) (*wire.Body[wireMes
 	}
 	return wire.NewBody(wire.BodyParts[wireMessage]{
 		Head: head.Bytes(), Tail: tail.Bytes(), Messages: b.Messages, Sizes: sizes,
-		Encode: func(dst []byte, m *wireMessage) ([]byte, error) {
-			buf := bytes.NewBuffer(dst)
-			if err := plainjson.Write(buf, m); err != nil {
-				return nil, err
-			}
-			return buf.Bytes(), nil
-		},
+		Encode: func(dst []byte, m *wireMessage) ([]byte, error) { return appendMessage(dst, m), nil },
 	})
 }
 
