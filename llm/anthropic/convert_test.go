@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -218,5 +219,33 @@ func TestToolArgumentsKeepTheirBytes(t *testing.T) {
 	}
 	if string(v[1].Content[0].Input) != args {
 		t.Errorf("input = %s, want %s (key order and escapes kept)", v[1].Content[0].Input, args)
+	}
+}
+
+// TestToolInputIsCompactJSON: arguments are sent as json.Compact leaves
+// them, whether they came compact (sent as they are) or not; anything but
+// a JSON object is refused.
+func TestToolInputIsCompactJSON(t *testing.T) {
+	for _, args := range []string{
+		`{"path":"a b.txt","n":1}`, `{"q":"say \"hi there\"","r":"\\"}`, `{"a" : [1, 2],` + "\n\t" + `"b":{}}`,
+		`{"s":"tab\tinside"}`, `{"e":"\\\" x"}`, "  {}  ", "",
+		`{"a":1`, `{"a":1}}`, `{"a":"\"}`, `[1,2]`, `"x"`, `{"a":1} {"b":2}`,
+	} {
+		got, err := toolInput(call("c", "f", args))
+		trimmed := strings.TrimSpace(args)
+		if trimmed == "" {
+			trimmed = "{}"
+		}
+		var want bytes.Buffer
+		werr := json.Compact(&want, []byte(trimmed))
+		if werr != nil || want.Bytes()[0] != '{' {
+			if err == nil || !llm.IsInvalidRequest(err) {
+				t.Errorf("toolInput(%q) = %s, %v; want an invalid request", args, got, err)
+			}
+			continue
+		}
+		if err != nil || string(got) != want.String() {
+			t.Errorf("toolInput(%q) = %s, %v; want %s", args, got, err, want.String())
+		}
 	}
 }

@@ -56,10 +56,10 @@ func appendCacheControl(dst []byte, c *cacheControl) []byte {
 	return append(dst, '}')
 }
 
-// appendRaw appends a raw value: nil is null; anything else is already
-// compact JSON (toolInput compacts it), which encoding/json would copy.
-func appendRaw(dst []byte, v []byte) []byte {
-	if v == nil {
+// appendRaw appends a raw value: "" is null; anything else is already
+// compact JSON (toolInput sees to it), which encoding/json would copy.
+func appendRaw(dst []byte, v rawJSON) []byte {
+	if v == "" {
 		return append(dst, "null"...)
 	}
 	return append(dst, v...)
@@ -74,8 +74,8 @@ func (b *textBlock) appendJSON(dst []byte) []byte {
 func (b *thinkingBlock) appendJSON(dst []byte) []byte {
 	dst = appendType(dst, b.Type)
 	dst = appendField(dst, "thinking", b.Thinking)
-	if b.Signature != nil {
-		dst = appendField(dst, "signature", *b.Signature)
+	if b.Signature != "" {
+		dst = appendField(dst, "signature", b.Signature)
 	}
 	return append(dst, '}')
 }

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/kimigo/kimigo/llm/plainjson"
@@ -17,10 +16,10 @@ func wireMessagesWith(s string) []wireMessage {
 		{Role: roleUser, Content: []contentBlock{}},
 		{Role: roleAssistant, Content: []contentBlock{
 			&thinkingBlock{Type: blockThinking, Thinking: s},
-			&thinkingBlock{Type: blockThinking, Thinking: s, Signature: &sig},
+			&thinkingBlock{Type: blockThinking, Thinking: s, Signature: sig},
 			&textBlock{Type: blockText, Text: s},
-			&toolUseBlock{Type: blockToolUse, ID: s + "id", Name: s, Input: json.RawMessage(`{"a":[1,"<&>"]}`)},
-			&toolUseBlock{Type: blockToolUse, ID: "c2", Name: "n", Input: nil, CacheControl: ephemeral},
+			&toolUseBlock{Type: blockToolUse, ID: s + "id", Name: s, Input: `{"a":[1,"<&>"]}`},
+			&toolUseBlock{Type: blockToolUse, ID: "c2", Name: "n", Input: "", CacheControl: ephemeral},
 		}},
 		{Role: roleUser, Content: []contentBlock{
 			&toolResultBlock{Type: blockToolResult, ToolUseID: s, Content: []contentBlock{}},
