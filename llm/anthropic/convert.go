@@ -137,10 +137,13 @@ type wireMessage struct {
 // drop empty assistant turns, merge consecutive user turns, and put a
 // cache breakpoint on the last block.
 func convertMessages(model string, history []llm.Message) ([]wireMessage, error) {
-	kept := make([]llm.Message, 0, len(history))
-	for _, m := range history {
-		if !m.IsToolDeclarationOnly() {
-			kept = append(kept, m)
+	kept := history // NormalizeToolCalls never modifies it
+	if slices.ContainsFunc(history, llm.Message.IsToolDeclarationOnly) {
+		kept = make([]llm.Message, 0, len(history))
+		for _, m := range history {
+			if !m.IsToolDeclarationOnly() {
+				kept = append(kept, m)
+			}
 		}
 	}
 	kept = llm.NormalizeToolCalls(kept)
@@ -176,19 +179,35 @@ type blockArena struct {
 	slots    []contentBlock
 }
 
-// newBlockArena sizes the slabs for history: a part makes at most one
-// block, and a message one more (a system message's text, a tool result).
+// newBlockArena sizes the slabs for history, as convertMessage takes from
+// them: a part makes at most one block, a call one, a system message one
+// text, a tool message one result holding its parts' blocks.
 func newBlockArena(history []llm.Message) *blockArena {
-	var parts, calls, results int
+	var texts, thinking, calls, results, slots int
 	for _, m := range history {
-		parts += len(m.Content) + 1
-		calls += len(m.ToolCalls)
-		if m.Role == llm.RoleTool {
+		switch m.Role {
+		case llm.RoleSystem:
+			texts++
+			slots++
+			continue
+		case llm.RoleTool:
 			results++
+			slots++
+		}
+		calls += len(m.ToolCalls)
+		slots += len(m.Content) + len(m.ToolCalls)
+		for _, p := range m.Content {
+			switch p.Type {
+			case llm.PartText, llm.PartAudioURL:
+				texts++
+			case llm.PartThink:
+				thinking++
+			}
 		}
 	}
-	return &blockArena{texts: make([]textBlock, 0, parts), uses: make([]toolUseBlock, 0, calls),
-		results: make([]toolResultBlock, 0, results), slots: make([]contentBlock, 0, parts+calls)}
+	return &blockArena{texts: make([]textBlock, 0, texts), thinking: make([]thinkingBlock, 0, thinking),
+		uses: make([]toolUseBlock, 0, calls), results: make([]toolResultBlock, 0, results),
+		slots: make([]contentBlock, 0, slots)}
 }
 
 // take returns a slab element to fill: the next one of *slab, or a new
@@ -211,7 +230,7 @@ func (a *blockArena) text(text string) *textBlock {
 // up to n writes into the arena, beyond n into a slice of its own.
 func (a *blockArena) blocks(n int) []contentBlock {
 	if len(a.slots)+n > cap(a.slots) {
-		return make([]contentBlock, 0, n)
+		a.slots = make([]contentBlock, 0, max(2*cap(a.slots), n, 8))
 	}
 	k := len(a.slots)
 	a.slots = a.slots[:k+n]
@@ -260,7 +279,7 @@ func (a *blockArena) convertMessage(i int, m llm.Message, keepUnsigned bool) (wi
 				blocks = append(blocks, b)
 			}
 		case llm.PartAudioURL:
-			blocks = appendAudioPlaceholder(blocks)
+			blocks = a.appendAudioPlaceholder(blocks)
 		}
 	}
 	for _, tc := range m.ToolCalls {
@@ -296,7 +315,7 @@ func (a *blockArena) toolResult(m llm.Message) (*toolResultBlock, error) {
 			}
 			content = append(content, b)
 		case llm.PartAudioURL:
-			content = appendAudioPlaceholder(content)
+			content = a.appendAudioPlaceholder(content)
 		}
 		// Thinking inside a tool result has no wire form.
 	}
@@ -307,13 +326,13 @@ func (a *blockArena) toolResult(m llm.Message) (*toolResultBlock, error) {
 
 // appendAudioPlaceholder adds the audio placeholder unless the previous
 // block already is one.
-func appendAudioPlaceholder(blocks []contentBlock) []contentBlock {
+func (a *blockArena) appendAudioPlaceholder(blocks []contentBlock) []contentBlock {
 	if n := len(blocks); n > 0 {
 		if t, ok := blocks[n-1].(*textBlock); ok && t.Text == audioOmitted {
 			return blocks
 		}
 	}
-	return append(blocks, &textBlock{Type: blockText, Text: audioOmitted})
+	return append(blocks, a.text(audioOmitted))
 }
 
 // toolInput is the tool_use input: the arguments as a compact JSON object,
@@ -429,13 +448,17 @@ func isToolResultOnly(m wireMessage) bool {
 // mergeUserMessages joins consecutive user messages when the earlier one is
 // tool-results only or the later one is not: parallel results share one
 // turn and a steering text joins the results before it, but results are
-// never appended to a plain text turn. The input is not modified.
+// never appended to a plain text turn. The input is not modified; it is
+// returned as it is when nothing merges.
 func mergeUserMessages(msgs []wireMessage) []wireMessage {
+	if !anyMerge(msgs) { // nothing merges unless two neighbours do
+		return msgs
+	}
 	out := make([]wireMessage, 0, len(msgs))
 	for _, m := range msgs {
 		if n := len(out); n > 0 {
 			last := out[n-1]
-			if last.Role == roleUser && m.Role == roleUser && (isToolResultOnly(last) || !isToolResultOnly(m)) {
+			if merges(last, m) {
 				merged := make([]contentBlock, 0, len(last.Content)+len(m.Content))
 				merged = append(append(merged, last.Content...), m.Content...)
 				out[n-1].Content = merged
@@ -445,6 +468,21 @@ func mergeUserMessages(msgs []wireMessage) []wireMessage {
 		out = append(out, m)
 	}
 	return out
+}
+
+// merges reports whether m joins last in mergeUserMessages.
+func merges(last, m wireMessage) bool {
+	return last.Role == roleUser && m.Role == roleUser && (isToolResultOnly(last) || !isToolResultOnly(m))
+}
+
+// anyMerge reports whether two neighbours of msgs merge.
+func anyMerge(msgs []wireMessage) bool {
+	for i := 1; i < len(msgs); i++ {
+		if merges(msgs[i-1], msgs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // markLastBlock puts the prompt-cache breakpoint on the last block of the
