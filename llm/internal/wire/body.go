@@ -23,6 +23,7 @@ const WriteBufferSize = 64 << 10
 // messages the previous request already had.
 type Body[M any] struct {
 	head, tail []byte
+	more       [][]byte
 	msgs       []M
 	comma      bool // a comma goes before the first message too
 	enc        func(dst []byte, m *M) ([]byte, error)
@@ -35,9 +36,13 @@ type Body[M any] struct {
 // must write the same bytes for the same message every time.
 type BodyParts[M any] struct {
 	Head, Tail []byte
-	Messages   []M
-	Comma      bool
-	Encode     func(dst []byte, m *M) ([]byte, error)
+	// More are pieces sent after Tail, as they are: bytes a caller keeps
+	// from one request to the next (an encoded tool table) go out without
+	// being copied into Tail.
+	More     [][]byte
+	Messages []M
+	Comma    bool
+	Encode   func(dst []byte, m *M) ([]byte, error)
 	// Sizes, when not nil, remembers message sizes across requests.
 	Sizes *Sizes[M]
 	// Key is compared with the Key of the request Sizes last measured:
@@ -57,13 +62,16 @@ func NewBody[M any](p BodyParts[M]) (*Body[M], error) {
 		return nil, err
 	}
 	n += int64(len(p.Head) + len(p.Tail))
+	for _, m := range p.More {
+		n += int64(len(m))
+	}
 	if k := len(p.Messages); k > 0 {
 		n += int64(k - 1)
 		if p.Comma {
 			n++
 		}
 	}
-	return &Body[M]{head: p.Head, tail: p.Tail, msgs: p.Messages, comma: p.Comma, enc: p.Encode, size: n}, nil
+	return &Body[M]{head: p.Head, tail: p.Tail, more: p.More, msgs: p.Messages, comma: p.Comma, enc: p.Encode, size: n}, nil
 }
 
 // Attach makes b the body of hr, with its length and a GetBody that starts
@@ -100,8 +108,8 @@ func (b *Body[M]) Bytes() ([]byte, error) {
 
 type bodyReader[M any] struct {
 	b       *Body[M]
-	stage   int // 0 head, 1 messages, 2 tail, 3 done
-	next    int // the next message
+	stage   int // 0 head, 1 messages, 2 tail and more, 3 done
+	next    int // the next message, then the next piece of more
 	piece   []byte
 	off     int
 	scratch []byte
@@ -127,7 +135,7 @@ func (r *bodyReader[M]) advance() error {
 		r.piece, r.stage = b.head, 1
 	case 1:
 		if r.next == len(b.msgs) {
-			r.piece, r.stage = b.tail, 2
+			r.piece, r.stage, r.next, r.scratch = b.tail, 2, 0, nil
 			return nil
 		}
 		buf := r.scratch[:0]
@@ -141,7 +149,12 @@ func (r *bodyReader[M]) advance() error {
 		r.next++
 		r.piece, r.scratch = buf, buf
 	case 2:
-		r.stage, r.piece, r.scratch = 3, nil, nil
+		if r.next < len(b.more) {
+			r.piece = b.more[r.next]
+			r.next++
+			return nil
+		}
+		r.stage, r.piece = 3, nil
 		return io.EOF
 	default:
 		return io.EOF
