@@ -179,67 +179,69 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // message at a time as the transport reads it (wire.Body): no buffer the
 // size of the conversation is allocated, and encoding/json's buffer pool,
 // which keeps the buffer of every Encode for the next one, holds nothing
-// larger than one message (a whole conversation in one Encode left a
-// request-sized buffer there after every request, issue 13 item 8).
+// larger than the settings (a whole conversation in one Encode left a
+// request-sized buffer there after every request, issue 13 item 8): the
+// messages are encoded by hand (encode.go), and the system blocks and the
+// tool table come encoded from the prompt cache.
 func newBody(b *requestBody, sizes *wire.Sizes[wireMessage]) (*wire.Body[wireMessage], error) {
-	var head bytes.Buffer
-	head.WriteString(`{"model":`)
-	if err := plainjson.Write(&head, b.Model); err != nil {
-		return nil, err
-	}
-	head.WriteString(`,"messages":`)
+	head := make([]byte, 0, len(b.Model)+len(`{"model":"","messages":[`)+8)
+	head = append(head, `{"model":`...)
+	head = plainjson.AppendQuote(head, b.Model)
+	head = append(head, `,"messages":`...)
 	var tail bytes.Buffer
 	if b.Messages == nil {
-		head.WriteString("null")
+		head = append(head, "null"...)
 	} else {
-		head.WriteByte('[')
+		head = append(head, '[')
 		tail.WriteByte(']')
 	}
-	if err := appendTail(&tail, &b.requestOptions); err != nil {
+	more, err := appendTail(&tail, &b.requestOptions)
+	if err != nil {
 		return nil, err
 	}
 	return wire.NewBody(wire.BodyParts[wireMessage]{
-		Head: head.Bytes(), Tail: tail.Bytes(), Messages: b.Messages, Sizes: sizes,
+		Head: head, Tail: tail.Bytes(), More: more, Messages: b.Messages, Sizes: sizes,
 		Encode: func(dst []byte, m *wireMessage) ([]byte, error) { return appendMessage(dst, m), nil },
 	})
 }
 
-// appendTail writes o as encoding/json would, without its opening "{": the
-// options continue the body.
-func appendTail(tail *bytes.Buffer, o *requestOptions) error {
+// Pieces of the options that appendTail returns as they are.
+var (
+	keyTools    = []byte(`,"tools":`)
+	streamTrue  = []byte(`,"stream":true}`)
+	streamFalse = []byte(`,"stream":false}`)
+)
+
+// appendTail writes o as encoding/json would, without its opening "{" (the
+// options continue the body): the settings to tail, then the rest as
+// pieces to send after it. The system blocks and the tool table are
+// pieces of their own, sent from the prompt cache without a copy.
+func appendTail(tail *bytes.Buffer, o *requestOptions) ([][]byte, error) {
 	n := tail.Len()
 	if err := plainjson.Write(tail, &o.settings); err != nil {
-		return err
+		return nil, err
 	}
 	tail.Bytes()[n] = ','         // the settings object's "{" continues the body
 	tail.Truncate(tail.Len() - 1) // and its "}" is the options'
-	tail.Grow(len(o.System) + len(o.Tools) + len(o.Metadata.userID()) + 64)
+	more := make([][]byte, 0, 4)
 	if len(o.System) > 0 {
 		tail.WriteString(`,"system":`)
-		tail.Write(o.System)
+		more = append(more, o.System)
 	}
 	if len(o.Tools) > 0 {
-		tail.WriteString(`,"tools":`)
-		tail.Write(o.Tools)
+		more = append(more, keyTools, o.Tools)
+	}
+	end := streamTrue
+	if !o.Stream {
+		end = streamFalse
 	}
 	if o.Metadata != nil {
-		tail.WriteString(`,"metadata":{"user_id":`)
-		tail.Write(plainjson.AppendQuote(tail.AvailableBuffer(), o.Metadata.UserID))
-		tail.WriteByte('}')
+		meta := make([]byte, 0, len(o.Metadata.UserID)+48)
+		meta = append(meta, `,"metadata":{"user_id":`...)
+		meta = plainjson.AppendQuote(meta, o.Metadata.UserID)
+		end = append(append(meta, '}'), end...)
 	}
-	if o.Stream {
-		tail.WriteString(`,"stream":true}`)
-	} else {
-		tail.WriteString(`,"stream":false}`)
-	}
-	return nil
-}
-
-func (m *metadata) userID() string {
-	if m == nil {
-		return ""
-	}
-	return m.UserID
+	return append(more, end), nil
 }
 
 // buildBody turns one request into the wire body. Every failure is an
