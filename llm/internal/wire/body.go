@@ -47,7 +47,11 @@ type BodyParts[M any] struct {
 	Sizes *Sizes[M]
 	// Key is compared with the Key of the request Sizes last measured:
 	// any difference (another dialect, say) measures everything again.
-	Key any
+	// Equal, when not nil, reports whether two messages encode the same,
+	// in place of reflect.DeepEqual, which a long conversation's messages
+	// make the larger part of measuring a request.
+	Key   any
+	Equal func(a, b *M) bool
 }
 
 // NewBody measures the body of p. An error is Encode's, for the first
@@ -57,7 +61,7 @@ func NewBody[M any](p BodyParts[M]) (*Body[M], error) {
 	if sizes == nil {
 		sizes = &Sizes[M]{}
 	}
-	n, err := sizes.measure(p.Messages, p.Key, p.Encode)
+	n, err := sizes.measure(p.Messages, p.Key, p.Encode, p.Equal)
 	if err != nil {
 		return nil, err
 	}
@@ -167,9 +171,10 @@ func (r *bodyReader[M]) Close() error { return nil }
 // Sizes remembers the encoded size of each message of the last request
 // measured. The next request of a conversation repeats those messages, at
 // the same positions, so only what is new is encoded to be measured. A
-// message counts as repeated when it is reflect.DeepEqual to the one
-// before; the strings of a repeated message share their bytes, so the
-// comparison costs little. Safe for concurrent use.
+// message counts as repeated when it is equal (BodyParts.Equal, else
+// reflect.DeepEqual) to the one before; the strings of a repeated message
+// share their bytes, so the comparison costs little. Safe for concurrent
+// use.
 type Sizes[M any] struct {
 	mu    sync.Mutex
 	key   any
@@ -177,7 +182,10 @@ type Sizes[M any] struct {
 	sizes []int
 }
 
-func (s *Sizes[M]) measure(msgs []M, key any, enc func(dst []byte, m *M) ([]byte, error)) (int64, error) {
+func (s *Sizes[M]) measure(msgs []M, key any, enc func(dst []byte, m *M) ([]byte, error), equal func(a, b *M) bool) (int64, error) {
+	if equal == nil {
+		equal = func(a, b *M) bool { return reflect.DeepEqual(a, b) } // pointers: no copies boxed
+	}
 	s.mu.Lock()
 	last, sizes := s.last, s.sizes
 	if s.key != key {
@@ -188,7 +196,7 @@ func (s *Sizes[M]) measure(msgs []M, key any, enc func(dst []byte, m *M) ([]byte
 	var total int64
 	var scratch []byte
 	for i := range msgs {
-		if i < len(last) && reflect.DeepEqual(&msgs[i], &last[i]) { // pointers: no copies boxed
+		if i < len(last) && equal(&msgs[i], &last[i]) {
 			out[i] = sizes[i]
 		} else {
 			buf, err := enc(scratch[:0], &msgs[i])

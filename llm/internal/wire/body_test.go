@@ -100,3 +100,26 @@ func TestSizesMeasureOnlyWhatIsNew(t *testing.T) {
 		t.Errorf("refused message: %v", err)
 	}
 }
+
+// TestSizesUseTheirEqual: with BodyParts.Equal, a message counts as
+// repeated when Equal says so, not when reflect.DeepEqual does.
+func TestSizesUseTheirEqual(t *testing.T) {
+	var sizes Sizes[msg]
+	sameText := func(a, b *msg) bool { return a.Text == b.Text }
+	for i, tt := range []struct {
+		msgs    []msg
+		encodes int
+	}{
+		{[]msg{{"a", 1}, {"b", 2}}, 2},
+		{[]msg{{"a", 1}, {"b", 3}, {"c", 4}}, 1}, // b's number does not count
+		{[]msg{{"a", 1}, {"B", 3}, {"c", 4}}, 1},
+	} {
+		calls := 0
+		if _, err := NewBody(BodyParts[msg]{Messages: tt.msgs, Encode: encodeMsg(&calls), Sizes: &sizes, Equal: sameText}); err != nil {
+			t.Fatal(err)
+		}
+		if calls != tt.encodes {
+			t.Errorf("request %d: %d encodes; want %d", i, calls, tt.encodes)
+		}
+	}
+}
