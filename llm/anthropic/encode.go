@@ -110,3 +110,50 @@ func (b *toolResultBlock) appendJSON(dst []byte) []byte {
 	dst = appendBlocks(dst, b.Content)
 	return appendCacheControl(dst, b.CacheControl)
 }
+
+// sameMessage reports whether a and b encode the same: wire.Sizes asks it
+// of every message a request repeats from the last, which reflect.DeepEqual
+// answered at several times the cost.
+func sameMessage(a, b *wireMessage) bool {
+	return a.Role == b.Role && sameBlocks(a.Content, b.Content)
+}
+
+// sameBlocks compares block lists; nil (null) differs from empty ([]).
+func sameBlocks(a, b []contentBlock) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for i := range a {
+		if !sameBlock(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameBlock(a, b contentBlock) bool {
+	switch a := a.(type) {
+	case *textBlock:
+		b, ok := b.(*textBlock)
+		return ok && a.Type == b.Type && a.Text == b.Text && sameCache(a.CacheControl, b.CacheControl)
+	case *thinkingBlock:
+		b, ok := b.(*thinkingBlock)
+		return ok && *a == *b
+	case *mediaBlock:
+		b, ok := b.(*mediaBlock)
+		return ok && a.Type == b.Type && a.Source == b.Source && sameCache(a.CacheControl, b.CacheControl)
+	case *toolUseBlock:
+		b, ok := b.(*toolUseBlock)
+		return ok && a.Type == b.Type && a.ID == b.ID && a.Name == b.Name && a.Input == b.Input &&
+			sameCache(a.CacheControl, b.CacheControl)
+	case *toolResultBlock:
+		b, ok := b.(*toolResultBlock)
+		return ok && a.Type == b.Type && a.ToolUseID == b.ToolUseID && sameBlocks(a.Content, b.Content) &&
+			sameCache(a.CacheControl, b.CacheControl)
+	}
+	return false
+}
+
+func sameCache(a, b *cacheControl) bool {
+	return a == b || (a != nil && b != nil && *a == *b)
+}

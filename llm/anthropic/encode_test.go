@@ -20,6 +20,7 @@ func wireMessagesWith(s string) []wireMessage {
 			&textBlock{Type: blockText, Text: s},
 			&toolUseBlock{Type: blockToolUse, ID: s + "id", Name: s, Input: `{"a":[1,"<&>"]}`},
 			&toolUseBlock{Type: blockToolUse, ID: "c2", Name: "n", Input: "", CacheControl: ephemeral},
+			&toolUseBlock{Type: blockToolUse, ID: "c3", Name: "n", Input: rawJSON(`{"s":` + string(plainjson.Quote(s)) + `}`)},
 		}},
 		{Role: roleUser, Content: []contentBlock{
 			&toolResultBlock{Type: blockToolResult, ToolUseID: s, Content: []contentBlock{}},
@@ -71,4 +72,49 @@ func FuzzAppendMessage(f *testing.F) {
 			checkAppendMessage(t, &m)
 		}
 	})
+}
+
+// TestSameMessageIsSameEncoding: two messages are the same to sameMessage
+// exactly when they encode the same, across messages of every block kind
+// that differ in a string, in content null or empty, or in one block's
+// cache breakpoint.
+func TestSameMessageIsSameEncoding(t *testing.T) {
+	var all []wireMessage
+	for _, s := range []string{"a", "b", ""} {
+		all = append(all, wireMessagesWith(s)...)
+		for i, m := range wireMessagesWith(s) {
+			for k, b := range m.Content {
+				c, ok := b.(cacheable)
+				if !ok {
+					continue
+				}
+				toggled := wireMessagesWith(s)[i] // fresh blocks: only block k differs from m
+				c = toggled.Content[k].(cacheable)
+				var before []byte
+				before, _ = plainjson.Marshal(toggled.Content[k])
+				c.setCacheControl(ephemeral)
+				if after, _ := plainjson.Marshal(toggled.Content[k]); string(after) == string(before) {
+					c.setCacheControl(nil)
+				}
+				all = append(all, toggled)
+			}
+		}
+	}
+	for _, s := range []string{"a", "b"} { // each block alone, so that one field tells them apart
+		for _, m := range wireMessagesWith(s) {
+			for _, b := range m.Content {
+				all = append(all, wireMessage{Role: m.Role, Content: []contentBlock{b}})
+			}
+		}
+	}
+	all = append(all, wireMessage{Role: roleAssistant}, wireMessage{Role: roleAssistant, Content: []contentBlock{}})
+	for i := range all {
+		for j := range all {
+			ei, _ := plainjson.Marshal(&all[i])
+			ej, _ := plainjson.Marshal(&all[j])
+			if got, want := sameMessage(&all[i], &all[j]), string(ei) == string(ej); got != want {
+				t.Errorf("sameMessage = %v for\n%s\n%s", got, ei, ej)
+			}
+		}
+	}
 }

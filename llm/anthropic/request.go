@@ -200,7 +200,7 @@ func newBody(b *requestBody, sizes *wire.Sizes[wireMessage]) (*wire.Body[wireMes
 		return nil, err
 	}
 	return wire.NewBody(wire.BodyParts[wireMessage]{
-		Head: head, Tail: tail.Bytes(), More: more, Messages: b.Messages, Sizes: sizes,
+		Head: head, Tail: tail.Bytes(), More: more, Messages: b.Messages, Sizes: sizes, Equal: sameMessage,
 		Encode: func(dst []byte, m *wireMessage) ([]byte, error) { return appendMessage(dst, m), nil },
 	})
 }
