@@ -26,6 +26,14 @@ const UnnamedTool = "unnamed_tool"
 // of their calls in order. Messages without a change are returned as they
 // are; msgs is never modified.
 func NormalizeToolCalls(msgs []Message) []Message {
+	if alreadyNormal(msgs) {
+		return msgs // the common history: one set of ids, not the four maps of a rewrite, per request
+	}
+	return normalizeToolCalls(msgs)
+}
+
+// normalizeToolCalls is NormalizeToolCalls without its shortcut.
+func normalizeToolCalls(msgs []Message) []Message {
 	var order []string
 	seen := map[string]bool{}
 	note := func(id string) {
@@ -115,6 +123,29 @@ func NormalizeToolCalls(msgs []Message) []Message {
 		return msgs
 	}
 	return out
+}
+
+// alreadyNormal reports whether NormalizeToolCalls would return msgs as
+// they are: every call named, every id legal, and no call id repeated (so
+// each id maps to itself, and each result keeps the id of its call).
+func alreadyNormal(msgs []Message) bool {
+	calls := 0
+	for _, m := range msgs {
+		calls += len(m.ToolCalls)
+	}
+	ids := make(map[string]struct{}, calls)
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			if _, repeated := ids[tc.ID]; repeated || tc.Name == "" || !legalToolCallID(tc.ID) {
+				return false
+			}
+			ids[tc.ID] = struct{}{}
+		}
+		if m.ToolCallID != "" && !legalToolCallID(m.ToolCallID) {
+			return false
+		}
+	}
+	return true
 }
 
 // freshToolCallID returns base (tool_call when empty) or, when that is

@@ -41,3 +41,36 @@ func TestNormalizeLegalIDsAllocatesNoCopies(t *testing.T) {
 		t.Errorf("normalising 100 messages with legal ids allocates %.0f times; want at most 40 (no copy per id)", allocs)
 	}
 }
+
+// alreadyNormal is NormalizeToolCalls' shortcut: whatever the ids and
+// names, a history it passes is one the full rewrite returns unchanged.
+func FuzzAlreadyNormalIsUnchanged(f *testing.F) {
+	f.Add("call_1", "call_2", "call_3", true)
+	f.Add("call_1", "call_1", "call_3", true)
+	f.Add("call_1", "call_2", "call_2", true)
+	f.Add("call_1", "call_2", "call_3", false)
+	f.Add("call.1", "call_2", "call_3", true)
+	f.Add("call_1", "call_2", "", true)
+	f.Add("", "call_2", "call_3", true)
+	f.Add(strings.Repeat("a", maxToolCallID+1), "b", "c", true)
+	f.Fuzz(func(t *testing.T, a, b, c string, named bool) {
+		name := "Read"
+		if !named {
+			name = ""
+		}
+		msgs := []Message{
+			UserMessage("go"),
+			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: a, Name: "Read"}, {ID: b, Name: name}}},
+			{Role: RoleTool, ToolCallID: a}, {Role: RoleTool, ToolCallID: c},
+			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: c, Name: "Bash"}}},
+			{Role: RoleTool, ToolCallID: b}, {Role: RoleTool, ToolCallID: c},
+		}
+		if !alreadyNormal(msgs) {
+			return
+		}
+		out := normalizeToolCalls(msgs)
+		if &out[0] != &msgs[0] {
+			t.Errorf("ids %q %q %q (named %v) pass the shortcut, but the rewrite changes them: %+v", a, b, c, named, out)
+		}
+	})
+}

@@ -34,9 +34,13 @@ const (
 // and a placeholder lets the model know something was there.
 const audioOmitted = "(audio omitted: not supported by this provider)"
 
-// contentBlock is one block of a wire message. Blocks that can carry a
-// prompt-cache breakpoint implement cacheable.
-type contentBlock interface{ blockType() blockType }
+// contentBlock is one block of a wire message; appendJSON appends its
+// encoding (encode.go). Blocks that can carry a prompt-cache breakpoint
+// implement cacheable.
+type contentBlock interface {
+	blockType() blockType
+	appendJSON(dst []byte) []byte
+}
 
 type cacheable interface{ setCacheControl(*cacheControl) }
 
@@ -46,12 +50,12 @@ type textBlock struct {
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
-// thinkingBlock carries reasoning. Signature is a pointer because unsigned
-// thinking must be sent without the key at all.
+// thinkingBlock carries reasoning. Unsigned thinking is sent without the
+// signature key at all; signed thinking has a signature that is not empty.
 type thinkingBlock struct {
 	Type      blockType `json:"type"`
 	Thinking  string    `json:"thinking"`
-	Signature *string   `json:"signature,omitempty"`
+	Signature string    `json:"signature,omitempty"`
 }
 
 type mediaSource struct {
@@ -69,11 +73,24 @@ type mediaBlock struct {
 }
 
 type toolUseBlock struct {
-	Type         blockType       `json:"type"`
-	ID           string          `json:"id"`
-	Name         string          `json:"name"`
-	Input        json.RawMessage `json:"input"`
-	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+	Type         blockType     `json:"type"`
+	ID           string        `json:"id"`
+	Name         string        `json:"name"`
+	Input        rawJSON       `json:"input"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+// rawJSON is compact JSON held as the string it came in, so arguments
+// that are already compact are sent without a copy. "" is null, as a nil
+// json.RawMessage is.
+type rawJSON string
+
+// MarshalJSON returns r as it is.
+func (r rawJSON) MarshalJSON() ([]byte, error) {
+	if r == "" {
+		return []byte("null"), nil
+	}
+	return []byte(r), nil
 }
 
 // toolResultBlock answers a tool_use. Content is always present, possibly
@@ -120,17 +137,21 @@ type wireMessage struct {
 // drop empty assistant turns, merge consecutive user turns, and put a
 // cache breakpoint on the last block.
 func convertMessages(model string, history []llm.Message) ([]wireMessage, error) {
-	kept := make([]llm.Message, 0, len(history))
-	for _, m := range history {
-		if !m.IsToolDeclarationOnly() {
-			kept = append(kept, m)
+	kept := history // NormalizeToolCalls never modifies it
+	if slices.ContainsFunc(history, llm.Message.IsToolDeclarationOnly) {
+		kept = make([]llm.Message, 0, len(history))
+		for _, m := range history {
+			if !m.IsToolDeclarationOnly() {
+				kept = append(kept, m)
+			}
 		}
 	}
 	kept = llm.NormalizeToolCalls(kept)
 	keepUnsigned := canKeepUnsignedThinking(model)
 	out := make([]wireMessage, 0, len(kept))
+	a := newBlockArena(kept)
 	for i, m := range kept {
-		wm, err := convertMessage(i, m, keepUnsigned)
+		wm, err := a.convertMessage(i, m, keepUnsigned)
 		if err != nil {
 			return nil, err
 		}
@@ -144,20 +165,92 @@ func convertMessages(model string, history []llm.Message) ([]wireMessage, error)
 	return out, nil
 }
 
-func convertMessage(i int, m llm.Message, keepUnsigned bool) (wireMessage, error) {
+// blockArena holds the blocks of one request's messages: a request
+// converts every message of the conversation, and a block and a block
+// slice apiece were most of its allocations. Its slabs are sized from the
+// history, so each is one allocation per request; the blocks of a
+// request are reachable until the next one (wire.Sizes keeps them), as
+// they were one by one.
+type blockArena struct {
+	texts    []textBlock
+	thinking []thinkingBlock
+	uses     []toolUseBlock
+	results  []toolResultBlock
+	slots    []contentBlock
+}
+
+// newBlockArena sizes the slabs for history, as convertMessage takes from
+// them: a part makes at most one block, a call one, a system message one
+// text, a tool message one result holding its parts' blocks.
+func newBlockArena(history []llm.Message) *blockArena {
+	var texts, thinking, calls, results, slots int
+	for _, m := range history {
+		switch m.Role {
+		case llm.RoleSystem:
+			texts++
+			slots++
+			continue
+		case llm.RoleTool:
+			results++
+			slots++
+		}
+		calls += len(m.ToolCalls)
+		slots += len(m.Content) + len(m.ToolCalls)
+		for _, p := range m.Content {
+			switch p.Type {
+			case llm.PartText, llm.PartAudioURL:
+				texts++
+			case llm.PartThink:
+				thinking++
+			}
+		}
+	}
+	return &blockArena{texts: make([]textBlock, 0, texts), thinking: make([]thinkingBlock, 0, thinking),
+		uses: make([]toolUseBlock, 0, calls), results: make([]toolResultBlock, 0, results),
+		slots: make([]contentBlock, 0, slots)}
+}
+
+// take returns a slab element to fill: the next one of *slab, or a new
+// slab's when it is full (a history the sizes missed).
+func take[T any](slab *[]T) *T {
+	if len(*slab) == cap(*slab) {
+		*slab = make([]T, 0, max(2*cap(*slab), 8))
+	}
+	*slab = append(*slab, *new(T))
+	return &(*slab)[len(*slab)-1]
+}
+
+func (a *blockArena) text(text string) *textBlock {
+	b := take(&a.texts)
+	*b = textBlock{Type: blockText, Text: text}
+	return b
+}
+
+// blocks returns an empty block slice with room for n blocks: appending
+// up to n writes into the arena, beyond n into a slice of its own.
+func (a *blockArena) blocks(n int) []contentBlock {
+	if len(a.slots)+n > cap(a.slots) {
+		a.slots = make([]contentBlock, 0, max(2*cap(a.slots), n, 8))
+	}
+	k := len(a.slots)
+	a.slots = a.slots[:k+n]
+	return a.slots[k : k : k+n]
+}
+
+func (a *blockArena) convertMessage(i int, m llm.Message, keepUnsigned bool) (wireMessage, error) {
 	switch m.Role {
 	case llm.RoleSystem:
 		text := "<system>" + llm.ExtractText(m, "\n") + "</system>"
-		return wireMessage{Role: roleUser, Content: []contentBlock{&textBlock{Type: blockText, Text: text}}}, nil
+		return wireMessage{Role: roleUser, Content: append(a.blocks(1), a.text(text))}, nil
 	case llm.RoleTool:
 		if m.ToolCallID == "" {
 			return wireMessage{}, invalidRequestf("anthropic: message %d: tool message has no tool call id", i)
 		}
-		res, err := toolResult(m)
+		res, err := a.toolResult(m)
 		if err != nil {
 			return wireMessage{}, err
 		}
-		return wireMessage{Role: roleUser, Content: []contentBlock{res}}, nil
+		return wireMessage{Role: roleUser, Content: append(a.blocks(1), res)}, nil
 	case llm.RoleUser, llm.RoleAssistant:
 	default:
 		return wireMessage{}, invalidRequestf("anthropic: message %d: unknown role %q", i, m.Role)
@@ -166,13 +259,13 @@ func convertMessage(i int, m llm.Message, keepUnsigned bool) (wireMessage, error
 	if m.Role == llm.RoleAssistant {
 		role = roleAssistant
 	}
-	var blocks []contentBlock
+	blocks := a.blocks(len(m.Content) + len(m.ToolCalls))
 	for _, part := range m.Content {
 		switch part.Type {
 		case llm.PartText:
 			// Empty text is sent as is; a strict server's 400 sends the
 			// loop to its strict resend, which owns repairs.
-			blocks = append(blocks, &textBlock{Type: blockText, Text: part.Text})
+			blocks = append(blocks, a.text(part.Text))
 		case llm.PartImageURL, llm.PartVideoURL:
 			b, err := mediaFromPart(part)
 			if err != nil {
@@ -180,14 +273,13 @@ func convertMessage(i int, m llm.Message, keepUnsigned bool) (wireMessage, error
 			}
 			blocks = append(blocks, b)
 		case llm.PartThink:
-			if part.Encrypted != "" {
-				sig := part.Encrypted
-				blocks = append(blocks, &thinkingBlock{Type: blockThinking, Thinking: part.Think, Signature: &sig})
-			} else if keepUnsigned {
-				blocks = append(blocks, &thinkingBlock{Type: blockThinking, Thinking: part.Think})
+			if part.Encrypted != "" || keepUnsigned {
+				b := take(&a.thinking)
+				*b = thinkingBlock{Type: blockThinking, Thinking: part.Think, Signature: part.Encrypted}
+				blocks = append(blocks, b)
 			}
 		case llm.PartAudioURL:
-			blocks = appendAudioPlaceholder(blocks)
+			blocks = a.appendAudioPlaceholder(blocks)
 		}
 	}
 	for _, tc := range m.ToolCalls {
@@ -195,18 +287,26 @@ func convertMessage(i int, m llm.Message, keepUnsigned bool) (wireMessage, error
 		if err != nil {
 			return wireMessage{}, err
 		}
-		blocks = append(blocks, &toolUseBlock{Type: blockToolUse, ID: tc.ID, Name: tc.Name, Input: input})
+		b := take(&a.uses)
+		*b = toolUseBlock{Type: blockToolUse, ID: tc.ID, Name: tc.Name, Input: input}
+		blocks = append(blocks, b)
+	}
+	if len(blocks) == 0 {
+		blocks = nil // a message without blocks is sent with "content":null, as before the arena
 	}
 	return wireMessage{Role: role, Content: blocks}, nil
 }
 
-func toolResult(m llm.Message) (*toolResultBlock, error) {
-	content := []contentBlock{}
+func (a *blockArena) toolResult(m llm.Message) (*toolResultBlock, error) {
+	content := a.blocks(len(m.Content))
+	if content == nil {
+		content = []contentBlock{} // content is always sent, possibly as []
+	}
 	for _, part := range m.Content {
 		switch part.Type {
 		case llm.PartText:
 			if part.Text != "" {
-				content = append(content, &textBlock{Type: blockText, Text: part.Text})
+				content = append(content, a.text(part.Text))
 			}
 		case llm.PartImageURL, llm.PartVideoURL:
 			b, err := mediaFromPart(part)
@@ -215,40 +315,66 @@ func toolResult(m llm.Message) (*toolResultBlock, error) {
 			}
 			content = append(content, b)
 		case llm.PartAudioURL:
-			content = appendAudioPlaceholder(content)
+			content = a.appendAudioPlaceholder(content)
 		}
 		// Thinking inside a tool result has no wire form.
 	}
-	return &toolResultBlock{Type: blockToolResult, ToolUseID: m.ToolCallID, Content: content}, nil
+	b := take(&a.results)
+	*b = toolResultBlock{Type: blockToolResult, ToolUseID: m.ToolCallID, Content: content}
+	return b, nil
 }
 
 // appendAudioPlaceholder adds the audio placeholder unless the previous
 // block already is one.
-func appendAudioPlaceholder(blocks []contentBlock) []contentBlock {
+func (a *blockArena) appendAudioPlaceholder(blocks []contentBlock) []contentBlock {
 	if n := len(blocks); n > 0 {
 		if t, ok := blocks[n-1].(*textBlock); ok && t.Text == audioOmitted {
 			return blocks
 		}
 	}
-	return append(blocks, &textBlock{Type: blockText, Text: audioOmitted})
+	return append(blocks, a.text(audioOmitted))
 }
 
 // toolInput is the tool_use input: the arguments as a compact JSON object,
 // or {} when there are none. Anything else cannot be sent and is an
 // invalid request (not retryable: the history will not change by itself).
-func toolInput(tc llm.ToolCall) (json.RawMessage, error) {
+func toolInput(tc llm.ToolCall) (rawJSON, error) {
 	args := strings.TrimSpace(tc.Arguments)
 	if args == "" {
-		return json.RawMessage(`{}`), nil
+		return `{}`, nil
+	}
+	if args[0] == '{' && isCompact(args) && json.Valid([]byte(args)) { // as the model sends them: no copy
+		return rawJSON(args), nil
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(args)); err != nil {
-		return nil, invalidRequestf("anthropic: tool call %s (%s): arguments must be valid JSON: %v", tc.ID, tc.Name, err)
+		return "", invalidRequestf("anthropic: tool call %s (%s): arguments must be valid JSON: %v", tc.ID, tc.Name, err)
 	}
 	if buf.Bytes()[0] != '{' {
-		return nil, invalidRequestf("anthropic: tool call %s (%s): arguments must be a JSON object", tc.ID, tc.Name)
+		return "", invalidRequestf("anthropic: tool call %s (%s): arguments must be a JSON object", tc.ID, tc.Name)
 	}
-	return buf.Bytes(), nil
+	return rawJSON(buf.String()), nil
+}
+
+// isCompact reports whether s, if it is JSON, has no space outside its
+// strings: whether json.Compact would leave it as it is.
+func isCompact(s string) bool {
+	inString, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped = c == '\\'
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // Media types Anthropic accepts inline.
@@ -322,13 +448,17 @@ func isToolResultOnly(m wireMessage) bool {
 // mergeUserMessages joins consecutive user messages when the earlier one is
 // tool-results only or the later one is not: parallel results share one
 // turn and a steering text joins the results before it, but results are
-// never appended to a plain text turn. The input is not modified.
+// never appended to a plain text turn. The input is not modified; it is
+// returned as it is when nothing merges.
 func mergeUserMessages(msgs []wireMessage) []wireMessage {
+	if !anyMerge(msgs) { // nothing merges unless two neighbours do
+		return msgs
+	}
 	out := make([]wireMessage, 0, len(msgs))
 	for _, m := range msgs {
 		if n := len(out); n > 0 {
 			last := out[n-1]
-			if last.Role == roleUser && m.Role == roleUser && (isToolResultOnly(last) || !isToolResultOnly(m)) {
+			if merges(last, m) {
 				merged := make([]contentBlock, 0, len(last.Content)+len(m.Content))
 				merged = append(append(merged, last.Content...), m.Content...)
 				out[n-1].Content = merged
@@ -338,6 +468,21 @@ func mergeUserMessages(msgs []wireMessage) []wireMessage {
 		out = append(out, m)
 	}
 	return out
+}
+
+// merges reports whether m joins last in mergeUserMessages.
+func merges(last, m wireMessage) bool {
+	return last.Role == roleUser && m.Role == roleUser && (isToolResultOnly(last) || !isToolResultOnly(m))
+}
+
+// anyMerge reports whether two neighbours of msgs merge.
+func anyMerge(msgs []wireMessage) bool {
+	for i := 1; i < len(msgs); i++ {
+		if merges(msgs[i-1], msgs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // markLastBlock puts the prompt-cache breakpoint on the last block of the

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -218,5 +219,79 @@ func TestToolArgumentsKeepTheirBytes(t *testing.T) {
 	}
 	if string(v[1].Content[0].Input) != args {
 		t.Errorf("input = %s, want %s (key order and escapes kept)", v[1].Content[0].Input, args)
+	}
+}
+
+// TestToolInputIsCompactJSON: arguments are sent as json.Compact leaves
+// them, whether they came compact (sent as they are) or not; anything but
+// a JSON object is refused.
+func TestToolInputIsCompactJSON(t *testing.T) {
+	for _, args := range []string{
+		`{"path":"a b.txt","n":1}`, `{"q":"say \"hi there\"","r":"\\"}`, `{"a" : [1, 2],` + "\n\t" + `"b":{}}`,
+		`{"s":"tab\tinside"}`, `{"e":"\\\" x"}`, "  {}  ", "",
+		`{"a":1`, `{"a":1}}`, `{"a":"\"}`, `[1,2]`, `"x"`, `{"a":1} {"b":2}`,
+	} {
+		got, err := toolInput(call("c", "f", args))
+		trimmed := strings.TrimSpace(args)
+		if trimmed == "" {
+			trimmed = "{}"
+		}
+		var want bytes.Buffer
+		werr := json.Compact(&want, []byte(trimmed))
+		if werr != nil || want.Bytes()[0] != '{' {
+			if err == nil || !llm.IsInvalidRequest(err) {
+				t.Errorf("toolInput(%q) = %s, %v; want an invalid request", args, got, err)
+			}
+			continue
+		}
+		if err != nil || string(got) != want.String() {
+			t.Errorf("toolInput(%q) = %s, %v; want %s", args, got, err, want.String())
+		}
+	}
+}
+
+// TestBlockArenaOutgrown: blocks taken past what the arena was sized for
+// (an arena sized for nothing) convert to the same wire messages as blocks
+// from an arena sized for the history; and the arena of a history that
+// uses every block it could is sized exactly.
+func TestBlockArenaOutgrown(t *testing.T) {
+	exact := append(parallelHistory(),
+		llm.Message{Role: llm.RoleSystem, Content: []llm.ContentPart{llm.TextPart("note"), llm.TextPart("more")}},
+		llm.Message{Role: llm.RoleAssistant, Content: []llm.ContentPart{llm.ThinkPart("hm", "sig"), llm.ThinkPart("unsigned", ""),
+			llm.TextPart("look"), llm.AudioPart("https://example.com/a.mp3")}},
+		llm.ToolMessage("toolu_x", llm.TextPart("a"), llm.ImagePart("https://example.com/i.png")),
+	)
+	history := append(exact,
+		llm.ToolMessage("toolu_y", llm.TextPart(""), llm.AudioPart("https://example.com/a.mp3"), llm.AudioPart("https://example.com/b.mp3")),
+		llm.Message{Role: llm.RoleUser},
+		llm.ToolMessage("toolu_z"),
+	)
+	sized := newBlockArena(history)
+	for i, m := range history {
+		want, err := sized.convertMessage(i, m, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := (&blockArena{}).convertMessage(i, m, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := plainjson.Marshal(want)
+		g, _ := plainjson.Marshal(got)
+		if string(g) != string(w) {
+			t.Errorf("message %d from an empty arena:\n%s\nfrom a sized one:\n%s", i, g, w)
+		}
+	}
+	a := newBlockArena(exact)
+	for i, m := range exact {
+		if _, err := a.convertMessage(i, m, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, n := range map[string][2]int{"texts": {len(a.texts), cap(a.texts)}, "thinking": {len(a.thinking), cap(a.thinking)},
+		"uses": {len(a.uses), cap(a.uses)}, "results": {len(a.results), cap(a.results)}, "slots": {len(a.slots), cap(a.slots)}} {
+		if n[0] == 0 || n[0] != n[1] {
+			t.Errorf("%s: %d taken from a slab of %d", name, n[0], n[1])
+		}
 	}
 }

@@ -24,7 +24,10 @@
 //     testdata/, provider_test.go and convert_test.go), and are what
 //     encoding/json marshals, though written a message at a time while
 //     they are sent, never into one buffer (request_test.go,
-//     TestRequestBodyIsStreamed).
+//     TestRequestBodyIsStreamed), with messages encoded by hand
+//     (TestAppendMessageMatchesEncodingJSON, FuzzAppendMessage) and the
+//     system blocks and tool table encoded once while they are unchanged
+//     (TestSameToolTableSendsTheGoldenBodyTwice, TestChangedToolTableIsSent).
 //   - Every stream failure is an *llm.Error or an abort (stream_test.go,
 //     FuzzAnthropicStream). A body is an answer only when it reached
 //     message_stop or a message_delta with a stop_reason; a body that ends

@@ -127,6 +127,9 @@ type Provider struct {
 	// sizes are the encoded sizes of the last request's messages, shared
 	// by every copy.
 	sizes *wire.Sizes[wireMessage]
+	// prompt is the encoded system prompt and tool table of the last
+	// request, shared by every copy.
+	prompt *promptCache
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -152,6 +155,7 @@ func New(opts Options) *Provider {
 		headerTimeout:  opts.ResponseHeaderTimeout,
 		limits:         wire.Limits{Idle: opts.IdleTimeout, Response: opts.ResponseTimeout},
 		sizes:          &wire.Sizes[wireMessage]{},
+		prompt:         &promptCache{},
 	}
 	if p.client == nil {
 		p.client = newHTTPClient()
@@ -302,7 +306,7 @@ func (p *Provider) Generate(ctx context.Context, req *llm.Request) (llm.Stream, 
 	data.Attach(hreq)
 	p.setHeaders(hreq.Header, key, req.Auth)
 	p.log.Debug("anthropic request", "model", p.model, "url", hreq.URL.Redacted(), "bytes", data.Len(),
-		"messages", len(body.Messages), "tools", len(body.Tools))
+		"messages", len(body.Messages), "tools", len(req.Tools))
 
 	var headerTimer *time.Timer
 	if d := p.headerTimeout; d > 0 {

@@ -23,6 +23,7 @@ const WriteBufferSize = 64 << 10
 // messages the previous request already had.
 type Body[M any] struct {
 	head, tail []byte
+	more       [][]byte
 	msgs       []M
 	comma      bool // a comma goes before the first message too
 	enc        func(dst []byte, m *M) ([]byte, error)
@@ -35,14 +36,22 @@ type Body[M any] struct {
 // must write the same bytes for the same message every time.
 type BodyParts[M any] struct {
 	Head, Tail []byte
-	Messages   []M
-	Comma      bool
-	Encode     func(dst []byte, m *M) ([]byte, error)
+	// More are pieces sent after Tail, as they are: bytes a caller keeps
+	// from one request to the next (an encoded tool table) go out without
+	// being copied into Tail.
+	More     [][]byte
+	Messages []M
+	Comma    bool
+	Encode   func(dst []byte, m *M) ([]byte, error)
 	// Sizes, when not nil, remembers message sizes across requests.
 	Sizes *Sizes[M]
 	// Key is compared with the Key of the request Sizes last measured:
 	// any difference (another dialect, say) measures everything again.
-	Key any
+	// Equal, when not nil, reports whether two messages encode the same,
+	// in place of reflect.DeepEqual, which a long conversation's messages
+	// make the larger part of measuring a request.
+	Key   any
+	Equal func(a, b *M) bool
 }
 
 // NewBody measures the body of p. An error is Encode's, for the first
@@ -52,18 +61,21 @@ func NewBody[M any](p BodyParts[M]) (*Body[M], error) {
 	if sizes == nil {
 		sizes = &Sizes[M]{}
 	}
-	n, err := sizes.measure(p.Messages, p.Key, p.Encode)
+	n, err := sizes.measure(p.Messages, p.Key, p.Encode, p.Equal)
 	if err != nil {
 		return nil, err
 	}
 	n += int64(len(p.Head) + len(p.Tail))
+	for _, m := range p.More {
+		n += int64(len(m))
+	}
 	if k := len(p.Messages); k > 0 {
 		n += int64(k - 1)
 		if p.Comma {
 			n++
 		}
 	}
-	return &Body[M]{head: p.Head, tail: p.Tail, msgs: p.Messages, comma: p.Comma, enc: p.Encode, size: n}, nil
+	return &Body[M]{head: p.Head, tail: p.Tail, more: p.More, msgs: p.Messages, comma: p.Comma, enc: p.Encode, size: n}, nil
 }
 
 // Attach makes b the body of hr, with its length and a GetBody that starts
@@ -100,8 +112,8 @@ func (b *Body[M]) Bytes() ([]byte, error) {
 
 type bodyReader[M any] struct {
 	b       *Body[M]
-	stage   int // 0 head, 1 messages, 2 tail, 3 done
-	next    int // the next message
+	stage   int // 0 head, 1 messages, 2 tail and more, 3 done
+	next    int // the next message, then the next piece of more
 	piece   []byte
 	off     int
 	scratch []byte
@@ -127,7 +139,7 @@ func (r *bodyReader[M]) advance() error {
 		r.piece, r.stage = b.head, 1
 	case 1:
 		if r.next == len(b.msgs) {
-			r.piece, r.stage = b.tail, 2
+			r.piece, r.stage, r.next, r.scratch = b.tail, 2, 0, nil
 			return nil
 		}
 		buf := r.scratch[:0]
@@ -141,7 +153,12 @@ func (r *bodyReader[M]) advance() error {
 		r.next++
 		r.piece, r.scratch = buf, buf
 	case 2:
-		r.stage, r.piece, r.scratch = 3, nil, nil
+		if r.next < len(b.more) {
+			r.piece = b.more[r.next]
+			r.next++
+			return nil
+		}
+		r.stage, r.piece = 3, nil
 		return io.EOF
 	default:
 		return io.EOF
@@ -154,9 +171,10 @@ func (r *bodyReader[M]) Close() error { return nil }
 // Sizes remembers the encoded size of each message of the last request
 // measured. The next request of a conversation repeats those messages, at
 // the same positions, so only what is new is encoded to be measured. A
-// message counts as repeated when it is reflect.DeepEqual to the one
-// before; the strings of a repeated message share their bytes, so the
-// comparison costs little. Safe for concurrent use.
+// message counts as repeated when it is equal (BodyParts.Equal, else
+// reflect.DeepEqual) to the one before; the strings of a repeated message
+// share their bytes, so the comparison costs little. Safe for concurrent
+// use.
 type Sizes[M any] struct {
 	mu    sync.Mutex
 	key   any
@@ -164,7 +182,10 @@ type Sizes[M any] struct {
 	sizes []int
 }
 
-func (s *Sizes[M]) measure(msgs []M, key any, enc func(dst []byte, m *M) ([]byte, error)) (int64, error) {
+func (s *Sizes[M]) measure(msgs []M, key any, enc func(dst []byte, m *M) ([]byte, error), equal func(a, b *M) bool) (int64, error) {
+	if equal == nil {
+		equal = func(a, b *M) bool { return reflect.DeepEqual(a, b) } // pointers: no copies boxed
+	}
 	s.mu.Lock()
 	last, sizes := s.last, s.sizes
 	if s.key != key {
@@ -175,7 +196,7 @@ func (s *Sizes[M]) measure(msgs []M, key any, enc func(dst []byte, m *M) ([]byte
 	var total int64
 	var scratch []byte
 	for i := range msgs {
-		if i < len(last) && reflect.DeepEqual(&msgs[i], &last[i]) { // pointers: no copies boxed
+		if i < len(last) && equal(&msgs[i], &last[i]) {
 			out[i] = sizes[i]
 		} else {
 			buf, err := enc(scratch[:0], &msgs[i])

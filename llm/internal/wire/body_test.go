@@ -26,8 +26,8 @@ func encodeMsg(calls *int) func(dst []byte, m *msg) ([]byte, error) {
 	}
 }
 
-// TestBody: the body reads as head, comma-separated messages and tail, in
-// pieces of any size, with the length it was measured at, as often as it
+// TestBody: the body reads as head, comma-separated messages, tail and the
+// pieces after it (an empty one among them), in pieces of any size, with the length it was measured at, as often as it
 // is asked for.
 func TestBody(t *testing.T) {
 	for _, comma := range []bool{false, true} {
@@ -37,8 +37,8 @@ func TestBody(t *testing.T) {
 		if comma {
 			head += `{"system":1}`
 		}
-		b, err := NewBody(BodyParts[msg]{Head: []byte(head), Tail: []byte(`],"stream":true}`), Messages: msgs,
-			Comma: comma, Encode: encodeMsg(&calls)})
+		b, err := NewBody(BodyParts[msg]{Head: []byte(head), Tail: []byte(`],"tools":`), Messages: msgs,
+			More: [][]byte{[]byte(`[{"name":"a"}]`), nil, []byte(`,"stream":true}`)}, Comma: comma, Encode: encodeMsg(&calls)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestBody(t *testing.T) {
 		if comma {
 			sep = ","
 		}
-		want := head + sep + `{"text":"a","n":1},{"text":"` + msgs[1].Text + `","n":2},{"text":"c","n":3}],"stream":true}`
+		want := head + sep + `{"text":"a","n":1},{"text":"` + msgs[1].Text + `","n":2},{"text":"c","n":3}],"tools":[{"name":"a"}],"stream":true}`
 		for range 2 {
 			r := b.Reader()
 			got, err := io.ReadAll(io.LimitReader(r, 1<<30))
@@ -98,5 +98,28 @@ func TestSizesMeasureOnlyWhatIsNew(t *testing.T) {
 	}
 	if _, err := measure(2, msg{long, 1}, msg{"bad", -1}); err == nil || !strings.Contains(err.Error(), "bad") {
 		t.Errorf("refused message: %v", err)
+	}
+}
+
+// TestSizesUseTheirEqual: with BodyParts.Equal, a message counts as
+// repeated when Equal says so, not when reflect.DeepEqual does.
+func TestSizesUseTheirEqual(t *testing.T) {
+	var sizes Sizes[msg]
+	sameText := func(a, b *msg) bool { return a.Text == b.Text }
+	for i, tt := range []struct {
+		msgs    []msg
+		encodes int
+	}{
+		{[]msg{{"a", 1}, {"b", 2}}, 2},
+		{[]msg{{"a", 1}, {"b", 3}, {"c", 4}}, 1}, // b's number does not count
+		{[]msg{{"a", 1}, {"B", 3}, {"c", 4}}, 1},
+	} {
+		calls := 0
+		if _, err := NewBody(BodyParts[msg]{Messages: tt.msgs, Encode: encodeMsg(&calls), Sizes: &sizes, Equal: sameText}); err != nil {
+			t.Fatal(err)
+		}
+		if calls != tt.encodes {
+			t.Errorf("request %d: %d encodes; want %d", i, calls, tt.encodes)
+		}
 	}
 }

@@ -22,8 +22,9 @@
 //     of parts (run_test.go); the providers flush it whenever the next
 //     event is not buffered yet, so no delta waits for the network
 //     (TestDeltasThatArrivedTogetherAreOnePart in both wires).
-//   - A Body reads as its head, its messages joined by commas and its tail,
-//     as often as it is read, at the length NewBody measured; Sizes
-//     re-encodes only the messages the last request did not have
-//     (body_test.go; TestRequestBodyIsStreamed in both wires).
+//   - A Body reads as its head, its messages joined by commas, its tail and
+//     the pieces after it, as often as it is read, at the length NewBody
+//     measured; Sizes re-encodes only the messages the last request did not
+//     have, compared with the wire's Equal when it gives one (body_test.go;
+//     TestRequestBodyIsStreamed in both wires).
 package wire
