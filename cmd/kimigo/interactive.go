@@ -65,9 +65,6 @@ func runInteractive(o *options, env config.Env, p proc) int {
 		OnWarning: func(msg string) { r.notices = append(r.notices, tui.Notice{Text: msg, Warning: true}) }})
 	settings, notes := tui.LoadSettings(filepath.Join(st.home, "tui.toml"), func(k string) string { return env[k] })
 	r.notices = append(r.notices, notes...)
-	if o.plan {
-		r.notices = append(r.notices, tui.Notice{Text: "Plan mode is not available in this version yet; --plan was ignored.", Warning: true})
-	}
 	r.sandbox = sandboxFor(st.cfg, o, false)
 	if o.skipsPermissions() && r.sandbox.Mode == sandbox.ModeOff {
 		r.notices = append(r.notices, tui.Notice{Text: "--yolo: commands run without a sandbox " +
@@ -167,17 +164,11 @@ func needsTerminal() error {
 // the user asked for it from inside the interface (/new, the picker):
 // the command line's --agent does not carry over.
 func (r *shellRun) open(ctx context.Context, id string, cont, fresh bool) (*session.Session, error) {
-	var mode event.PermissionMode
-	switch {
-	case r.o.auto:
-		mode = event.ModeAuto
-	case r.o.yolo:
-		mode = event.ModeYolo
-	}
 	userHome, _ := r.p.userHome()
 	so := session.Options{Config: r.setup.cfg, Store: r.store, Home: r.setup.home, WorkDir: r.setup.workDir,
-		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: mode, Sandbox: r.sandbox,
-		Requests: session.Answered, Version: versionString(), Cards: true, CardTurns: new(replayTurns),
+		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: interactiveMode(r.o),
+		Sandbox: r.sandbox, RunRules: flagRules(r.o), SkillsDirs: r.o.skillsDirs,
+		Plan: r.o.plan, Requests: session.Answered, Version: versionString(), Cards: true, CardTurns: new(replayTurns),
 		Logger: r.logger, LogTo: r.logs.switchTo,
 		Notify: func(n session.Notice) { r.notices = append(r.notices, tui.Notice{Text: n.Text, Warning: n.Warning}) }}
 	if !fresh {
@@ -187,6 +178,23 @@ func (r *shellRun) open(ctx context.Context, id string, cont, fresh bool) (*sess
 		so.Model = "" // a session the picker resumes keeps its own model
 	}
 	return session.Open(ctx, so)
+}
+
+// interactiveMode is the permission mode the interface starts a session
+// in: --auto, --yolo (and its aliases, bypassPermissions among them) or
+// --permission-mode; none keeps the session's own (a new one's is
+// default_permission_mode).
+func interactiveMode(o *options) event.PermissionMode {
+	switch {
+	case o.auto:
+		return event.ModeAuto
+	case o.skipsPermissions():
+		return event.ModeYolo
+	case o.safety.modeSet:
+		mode, _, _ := permissionMode(o.safety.permissionMode)
+		return mode
+	}
+	return ""
 }
 
 // opened is what the interface shows of a session it opened.

@@ -120,13 +120,21 @@ func headlessSettings(o *options, cfg *config.Config) headless {
 			"only deny rules still apply."
 	}
 	h.sandbox = sandboxFor(cfg, o, true)
+	h.rules = flagRules(o)
+	return h
+}
+
+// flagRules are the rules of --allowedTools and --disallowedTools, for
+// this run only, in every front end that takes flags.
+func flagRules(o *options) []config.PermissionRule {
+	var rules []config.PermissionRule
 	for _, v := range o.safety.allowed {
-		h.rules = append(h.rules, runRules(config.DecisionAllow, "--allowedTools", v)...)
+		rules = append(rules, runRules(config.DecisionAllow, "--allowedTools", v)...)
 	}
 	for _, v := range o.safety.disallowed {
-		h.rules = append(h.rules, runRules(config.DecisionDeny, "--disallowedTools", v)...)
+		rules = append(rules, runRules(config.DecisionDeny, "--disallowedTools", v)...)
 	}
-	return h
+	return rules
 }
 
 // sandboxFor resolves the command sandbox of a run for every front end

@@ -337,3 +337,39 @@ func TestSandboxForEveryFrontEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestTUIRunFlags: the safety flags of a run apply in the interface as in
+// print mode (issue 15 item 7): --allowedTools approves a Write without the
+// panel in manual mode, --disallowedTools denies a command, --plan starts in plan mode and --permission-mode picks the mode.
+// (--max-steps and --append-system-prompt are print mode's and refused
+// here, TestPrintOnlyOptions.)
+func TestTUIRunFlags(t *testing.T) {
+	c := newCLI(t)
+	srv := c.fake("openai",
+		llmtest.ToolCall("call_1", "Write", `{"path":"a.txt","content":"allowed\n"}`),
+		llmtest.ToolCall("call_2", "Bash", `{"command":"echo denied-$((6*7))"}`),
+		llmtest.Text("done"))
+	p := c.inTmux("--allowedTools", "Write(a.txt)", "--disallowedTools", "Bash(echo *)", "write a file")
+	p.waitFor("done")
+	if b, err := os.ReadFile(filepath.Join(c.dir, "a.txt")); err != nil || string(b) != "allowed\n" {
+		t.Errorf("--allowedTools Write(a.txt): a.txt = %q, %v", b, err)
+	}
+	if scr := p.screen(); strings.Contains(scr, "Approve once") || strings.Contains(scr, "denied-42") {
+		t.Errorf("a call asked or the denied command ran:\n%s", scr)
+	}
+	if res := toolResults(t, srv); len(res) != 2 || !strings.Contains(res[1], `Tool \"Bash\" was denied by permission rule.`) {
+		t.Errorf("the tool results = %q; want the Bash call denied by the rule", res)
+	}
+	p.leave("C-c")
+	p.exited()
+
+	c = newCLI(t)
+	c.fake("openai")
+	p = c.inTmux("--plan", "--permission-mode", "auto")
+	scr := p.waitFor("> Type a message · /")
+	if !strings.Contains(scr, "auto") || !strings.Contains(scr, "plan") {
+		t.Errorf("--plan --permission-mode auto: the footer lacks a mode:\n%s", scr)
+	}
+	p.leave("C-c")
+	p.exited()
+}
