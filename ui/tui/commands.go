@@ -46,6 +46,8 @@ func builtinCommands() *Registry {
 		{Name: "title", Aliases: []string{"rename"}, Args: "[text]", Help: "Show or set the session's title", Priority: 30, Run: cmdTitle},
 		{Name: "status", Help: "Version, model, directory, modes, session and context", Priority: 35, Run: cmdStatus},
 		{Name: "usage", Help: "Token usage and the context window", Priority: 35, Run: cmdUsage},
+		{Name: "mcp", Help: "MCP servers: status, transport, tools", Priority: 34, Run: cmdMCP, Available: offers[mcpLister]},
+		{Name: "hooks", Help: "Lifecycle hooks configured", Priority: 33, Run: cmdHooks, Available: offers[hookLister]},
 		{Name: "export-md", Aliases: []string{"export"}, Args: "[path]", Help: "Save the conversation as Markdown", Priority: 15, Idle: true, Run: cmdExportMarkdown},
 		{Name: "export-debug-zip", Help: "Save the session as a ZIP for a bug report", Priority: 10, Idle: true, Run: cmdExportZip},
 		{Name: "copy", Help: "Copy the last answer to the clipboard", Priority: 20, Idle: true, Run: cmdCopy},

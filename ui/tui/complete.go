@@ -14,8 +14,9 @@ import (
 // menuRows is how many completions show at once.
 const menuRows = 8
 
-// menu is the completion menu under the typing: slash commands when the
-// text is a command name being typed, paths after an @.
+// menu is the completion menu under the typing: slash commands (and
+// /skill:<name>) when the text is a command name being typed, paths
+// after an @.
 type menu struct {
 	kind  byte // '/' or '@'
 	from  editor.Pos
@@ -52,6 +53,7 @@ func (m *Model) refreshMenu() tea.Cmd {
 			}
 			items = append(items, choice{label: "/" + c.Name, detail: d, value: c.Name})
 		}
+		items = append(items, m.skillItems(name)...)
 		if len(items) == 0 {
 			m.menu = nil
 			return nil
