@@ -382,3 +382,57 @@ func TestAdditionalDirs(t *testing.T) {
 		t.Errorf("a refused open changed files (-before +after):\n%s", d)
 	}
 }
+
+// AddDir saves a directory in state.json (relative to the work dir, no
+// repeats), or with remember in the project's local.toml; the session
+// opened again has it. A missing directory or a file is refused.
+func TestAddDir(t *testing.T) {
+	r := newRig(t)
+	ctx := t.Context()
+	base := filepath.Dir(r.workDir)
+	x, y := filepath.Join(base, "x"), filepath.Join(base, "y")
+	for _, d := range []string{x, y} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(base, "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := session.Open(ctx, r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := s.AddDir("../x", false)
+		if err != nil || got != x {
+			t.Fatalf("AddDir(../x) = %q, %v; want %q", got, err, x)
+		}
+	}
+	if _, err := s.AddDir("missing", false); err == nil {
+		t.Error("AddDir(missing) succeeded")
+	}
+	if _, err := s.AddDir(file, false); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("AddDir(file) = %v; want not a directory", err)
+	}
+	if got, err := s.AddDir(y, true); err != nil || got != y {
+		t.Fatalf("AddDir(y, remember) = %q, %v", got, err)
+	}
+	closeSession(t, s)
+	if d := cmp.Diff([]any{x}, readState(t, s.Dir())["additionalDirs"]); d != "" {
+		t.Errorf("saved additionalDirs (-want +got):\n%s", d)
+	}
+	local, err := os.ReadFile(filepath.Join(r.workDir, ".kimi-code", "local.toml"))
+	if err != nil || !strings.Contains(string(local), y) {
+		t.Errorf("local.toml = %q, %v; want it to list %s", local, err, y)
+	}
+	again, err := session.Open(ctx, r.resumeOpts(s.ID(), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{x}, again.AdditionalDirs()); d != "" {
+		t.Errorf("reopened session's dirs (-want +got):\n%s", d)
+	}
+	closeSession(t, again)
+}
