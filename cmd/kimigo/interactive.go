@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/event"
@@ -35,6 +36,8 @@ type shellRun struct {
 	notices []tui.Notice
 	// sandbox confines the commands of every session the run opens.
 	sandbox session.SandboxOptions
+	// cfgMu guards setup.cfg, which /reload replaces while sessions open.
+	cfgMu sync.Mutex
 }
 
 // runInteractive runs the interactive interface and returns the exit
@@ -74,6 +77,7 @@ func runInteractive(o *options, env config.Env, p proc) int {
 	opts := tui.Options{Store: r.store, Home: st.home, WorkDir: st.workDir, Version: versionString(), TUI: settings,
 		Prompt: strings.Join(o.args, " "), Logger: r.logger, Stderr: p.stderr, Models: modelChoices(st.cfg)}
 	opts.UserHome, _ = p.userHome()
+	opts.Reload = r.reload
 	opts.Open = func(ctx context.Context, id string) (tui.Opened, error) {
 		s, err := r.open(ctx, id, false, true)
 		if err != nil {
@@ -155,6 +159,32 @@ func (r *shellRun) trustQuestion(userHome string) []tui.Ask {
 	}}
 }
 
+// reload reads config.toml and tui.toml again (/reload, spec 06 §2.8):
+// the sessions opened from now on use them. A file error, or any
+// warning, keeps the configuration loaded before (§2.2).
+func (r *shellRun) reload() (tui.Reloaded, error) {
+	cfg, warnings, err := config.Load(config.LoadOptions{Home: r.setup.home, Env: r.env, Logger: r.logger})
+	if err != nil {
+		return tui.Reloaded{}, err
+	}
+	var out tui.Reloaded
+	for _, w := range warnings {
+		out.Notices = append(out.Notices, tui.Notice{Text: w.Message, Warning: true})
+	}
+	r.cfgMu.Lock()
+	if len(warnings) == 0 {
+		r.setup.cfg = cfg
+	} else {
+		out.Notices = append(out.Notices, tui.Notice{Text: "config.toml has errors; keeping the previously loaded configuration.", Warning: true})
+	}
+	out.Models = modelChoices(r.setup.cfg)
+	r.cfgMu.Unlock()
+	settings, notes := tui.LoadSettings(filepath.Join(r.setup.home, "tui.toml"), func(k string) string { return r.env[k] })
+	out.TUI = settings
+	out.Notices = append(out.Notices, notes...)
+	return out, nil
+}
+
 // needsTerminal is the error of kimigo without -p off a terminal.
 func needsTerminal() error {
 	return usagef(`the interactive interface needs a terminal on stdin and stdout; use -p "<prompt>" to run one prompt`)
@@ -165,7 +195,10 @@ func needsTerminal() error {
 // the command line's --agent does not carry over.
 func (r *shellRun) open(ctx context.Context, id string, cont, fresh bool) (*session.Session, error) {
 	userHome, _ := r.p.userHome()
-	so := session.Options{Config: r.setup.cfg, Store: r.store, Home: r.setup.home, WorkDir: r.setup.workDir,
+	r.cfgMu.Lock()
+	cfg := r.setup.cfg
+	r.cfgMu.Unlock()
+	so := session.Options{Config: cfg, Store: r.store, Home: r.setup.home, WorkDir: r.setup.workDir,
 		UserHome: userHome, Resume: id, Continue: cont, Model: r.o.model, AddDirs: r.o.addDirs, Mode: interactiveMode(r.o),
 		Sandbox: r.sandbox, RunRules: flagRules(r.o), SkillsDirs: r.o.skillsDirs,
 		Plan: r.o.plan, Requests: session.Answered, Version: versionString(), Cards: true, CardTurns: new(replayTurns),

@@ -34,7 +34,7 @@ func (m *Model) externalEditor() tea.Cmd {
 		}
 	}
 	if command == "" {
-		m.notice(render.Warning, "No editor is set: set [editor] command in tui.toml, or VISUAL or EDITOR.")
+		m.notice(render.Warning, "No editor is set: choose one with /editor, or set VISUAL or EDITOR.")
 		return nil
 	}
 	if m.term == nil {

@@ -40,6 +40,8 @@ type Model struct {
 
 	theme render.Theme
 	md    *render.Markdown
+	// bgDark is the background the terminal reported, nil before it did.
+	bgDark *bool
 
 	width, height int
 
@@ -221,6 +223,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.touch()
 		return m.paste(msg.Content)
 	case tea.BackgroundColorMsg:
+		dark := msg.IsDark()
+		m.bgDark = &dark
 		if m.o.TUI.Theme == "" || m.o.TUI.Theme == "auto" {
 			if msg.IsDark() != m.theme.Dark {
 				if msg.IsDark() {
@@ -269,6 +273,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.btwAsked(msg)
 	case switchedMsg:
 		return m.switched(msg)
+	case reopenedMsg:
+		return m.reopened(msg)
+	case dirAddedMsg:
+		return m.dirAdded(msg)
 	case startedMsg:
 		return m.startedSession(msg)
 	case shellMsg:

@@ -21,6 +21,9 @@ type Options struct {
 	// the one id names (/new, /clear, the session picker). Nil disables
 	// switching.
 	Open func(ctx context.Context, id string) (Opened, error)
+	// Reload reads config.toml and tui.toml again (/reload); the session
+	// is then reopened with them through Open. Nil disables /reload.
+	Reload func() (Reloaded, error)
 	// Store lists sessions for the picker; nil disables it.
 	Store *session.Store
 	// Picker opens the session picker before anything else (-r or -S

@@ -30,6 +30,10 @@ type switchedMsg struct {
 	o   Opened
 	err error
 	id  string
+	// reopened is the notice of a session closed and opened again
+	// (/reload, /add-dir): the old one is closed already and its
+	// conversation is on screen.
+	reopened string
 }
 
 // switchTo opens session id ("" for a new one) and, once it is open,
@@ -66,9 +70,12 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 		m.model, m.effort, m.thinking = msg.o.Model, msg.o.Effort, msg.o.Thinking
 	}
 	m.status = m.sess.Status()
-	if msg.o.Resumed {
+	switch {
+	case msg.reopened != "":
+		m.notice(render.Success, msg.reopened)
+	case msg.o.Resumed:
 		m.notice(render.Info, "Resumed session "+m.sess.ID()+".")
-	} else {
+	default:
 		m.notice(render.Info, "Started a new session.")
 	}
 	for _, n := range msg.o.Notices {
@@ -78,10 +85,12 @@ func (m *Model) switched(msg switchedMsg) tea.Cmd {
 		}
 		m.notice(l, n.Text)
 	}
-	m.replay(msg.o.Replay)
+	if msg.reopened == "" {
+		m.replay(msg.o.Replay)
+	}
 	m.touch()
 	cmds := []tea.Cmd{m.subscribe()}
-	if old != nil {
+	if old != nil && msg.reopened == "" {
 		cmds = append(cmds, func() tea.Msg {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(m.ctx), 10*time.Second)
 			defer cancel()
