@@ -78,6 +78,8 @@ func runInteractive(o *options, env config.Env, p proc) int {
 		Prompt: strings.Join(o.args, " "), Logger: r.logger, Stderr: p.stderr, Models: modelChoices(st.cfg)}
 	opts.UserHome, _ = p.userHome()
 	opts.Reload = r.reload
+	opts.Login = loginIn(st.home)
+	opts.Logout = func(name string) (string, error) { return logoutIn(r.setup.home, name) }
 	opts.Open = func(ctx context.Context, id string) (tui.Opened, error) {
 		s, err := r.open(ctx, id, false, true)
 		if err != nil {

@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kimigo/kimigo/config"
 	"github.com/kimigo/kimigo/osenv"
+	"github.com/kimigo/kimigo/ui/tui"
 )
 
 // platform is a Kimi Platform the API-key login sets up (spec 06 §3.3).
@@ -357,13 +359,7 @@ func runLogout(args []string, env config.Env, p proc) int {
 	if err != nil {
 		return fail(p, err)
 	}
-	var names []string
-	for name := range cfg.Providers {
-		if name != config.EnvModelProviderID {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
+	names := providerNames(cfg)
 	var name string
 	switch {
 	case len(args) == 1:
@@ -385,6 +381,30 @@ func runLogout(args []string, env config.Env, p proc) int {
 		}
 		name = names[k]
 	}
+	msg, err := removeProvider(cfg, name)
+	if err != nil {
+		return fail(p, err)
+	}
+	fmt.Fprintln(p.stdout, msg)
+	return exitOK
+}
+
+// providerNames are the providers config.toml has, sorted.
+func providerNames(cfg *config.Config) []string {
+	var names []string
+	for name := range cfg.Providers {
+		if name != config.EnvModelProviderID {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// removeProvider removes provider name and its models from config.toml
+// and clears default_model when it pointed to one of them; it says what
+// it did.
+func removeProvider(cfg *config.Config, name string) (string, error) {
 	models := map[string]any{}
 	patch := map[string]any{"providers": map[string]any{name: nil}}
 	for alias, m := range cfg.Models {
@@ -399,8 +419,80 @@ func runLogout(args []string, env config.Env, p proc) int {
 		patch["models"] = models
 	}
 	if err := config.Patch(osenv.LocalFS{}, cfg.Path, patch); err != nil {
-		return fail(p, err)
+		return "", err
 	}
-	fmt.Fprintf(p.stdout, "Logged out of %s: removed the provider and %d models from %s\n", name, len(models), cfg.Path)
-	return exitOK
+	return fmt.Sprintf("Logged out of %s: removed the provider and %d models from %s", name, len(models), cfg.Path), nil
+}
+
+// logoutIn is /logout [<provider>] in the interface: as `kimigo logout`,
+// but a choice among several providers is the user's to name.
+func logoutIn(home, name string) (string, error) {
+	cfg, _, err := config.Load(config.LoadOptions{Home: home, Env: config.Env{}})
+	if err != nil {
+		return "", err
+	}
+	names := providerNames(cfg)
+	switch {
+	case name != "" && !slices.Contains(names, name):
+		return "", fmt.Errorf("no provider %q in %s", name, cfg.Path)
+	case name != "":
+	case len(names) == 0:
+		return "", fmt.Errorf("no provider configured in %s", cfg.Path)
+	case len(names) == 1:
+		name = names[0]
+	default:
+		return "", fmt.Errorf("several providers are configured (%s): name one, /logout <provider>", strings.Join(names, ", "))
+	}
+	return removeProvider(cfg, name)
+}
+
+// loginIn is /login in the interface: the steps of `kimigo login`, the
+// key typed into a masked prompt (spec 06 §3.5).
+func loginIn(home string) *tui.Login {
+	var mu sync.Mutex
+	listed := map[string][]platformModel{} // by platform and key
+	l := &tui.Login{}
+	for _, pl := range platforms {
+		l.Platforms = append(l.Platforms, fmt.Sprintf("%s (%s)", pl.name, pl.console))
+	}
+	l.Models = func(_ context.Context, i int, key string) ([]string, error) {
+		models, err := listModels(platforms[i].base, key)
+		if err != nil {
+			var se statusError
+			if errors.As(err, &se) && se.code == http.StatusUnauthorized {
+				err = fmt.Errorf("%w (if the key is from Kimi Code, it does not work with the Kimi Platform)", err)
+			}
+			return nil, err
+		}
+		mu.Lock()
+		listed[platforms[i].id+"\x00"+key] = models
+		mu.Unlock()
+		ids := make([]string, len(models))
+		for j, m := range models {
+			ids[j] = m.ID
+		}
+		return ids, nil
+	}
+	l.Save = func(i int, key, model string) (string, error) {
+		plat := platforms[i]
+		mu.Lock()
+		models := listed[plat.id+"\x00"+key]
+		mu.Unlock()
+		k := slices.IndexFunc(models, func(m platformModel) bool { return m.ID == model })
+		if k < 0 {
+			return "", fmt.Errorf("model %q is not offered by %s", model, plat.name)
+		}
+		if err := config.EnsureHome(osenv.LocalFS{}, home); err != nil {
+			return "", err
+		}
+		cfg, _, err := config.Load(config.LoadOptions{Home: home, Env: config.Env{}})
+		if err != nil {
+			return "", err
+		}
+		if err := config.Patch(osenv.LocalFS{}, cfg.Path, loginPatch(cfg, plat, key, models, models[k])); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Setup complete: %s · %s (saved to %s)", plat.name, model, cfg.Path), nil
+	}
+	return l
 }

@@ -113,3 +113,52 @@ func TestLoginAndLogout(t *testing.T) {
 		t.Errorf("logout with nothing to remove: %v", r)
 	}
 }
+
+// /logout in the interface removes the provider named, or the only one;
+// with several and none named it lists them and changes nothing.
+func TestLogoutIn(t *testing.T) {
+	home := t.TempDir()
+	cfgPath := filepath.Join(home, "config.toml")
+	cfg := `default_model = "a/m1"
+
+[providers.a]
+type = "openai"
+base_url = "http://127.0.0.1:1/v1"
+api_key = "sk-a"
+
+[providers.b]
+type = "openai"
+base_url = "http://127.0.0.1:1/v1"
+api_key = "sk-b"
+
+[models."a/m1"]
+provider = "a"
+model = "m1"
+max_context_size = 1000
+
+[models."b/m2"]
+provider = "b"
+model = "m2"
+max_context_size = 1000
+`
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := logoutIn(home, ""); err == nil || !strings.Contains(err.Error(), "several providers are configured (a, b)") {
+		t.Errorf("logout without a name among two: %v", err)
+	}
+	if _, err := logoutIn(home, "c"); err == nil || !strings.Contains(err.Error(), `no provider "c"`) {
+		t.Errorf("logout c: %v", err)
+	}
+	msg, err := logoutIn(home, "a")
+	if err != nil || !strings.Contains(msg, "Logged out of a: removed the provider and 1 models") {
+		t.Fatalf("logout a = %q, %v", msg, err)
+	}
+	b, _ := os.ReadFile(cfgPath)
+	if strings.Contains(string(b), "sk-a") || strings.Contains(string(b), "default_model") || !strings.Contains(string(b), "sk-b") {
+		t.Errorf("config.toml after logout a:\n%s", b)
+	}
+	if msg, err := logoutIn(home, ""); err != nil || !strings.Contains(msg, "Logged out of b") {
+		t.Errorf("logout of the only one = %q, %v", msg, err)
+	}
+}

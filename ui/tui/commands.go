@@ -53,6 +53,8 @@ func builtinCommands() *Registry {
 		{Name: "reload-tui", Help: "Read tui.toml again", Priority: 23, Run: cmdReloadTUI},
 		{Name: "theme", Args: "[auto|dark|light]", Help: "Choose the colour theme", Priority: 22, Run: cmdTheme},
 		{Name: "editor", Args: "[command]", Help: "Choose the editor Ctrl-G opens", Priority: 21, Run: cmdEditor},
+		{Name: "login", Help: "Set up a Kimi Platform API key", Priority: 12, Idle: true, Run: cmdLogin},
+		{Name: "logout", Aliases: []string{"disconnect"}, Args: "[provider]", Help: "Remove a provider from config.toml", Priority: 11, Idle: true, Run: cmdLogout},
 		{Name: "export-md", Aliases: []string{"export"}, Args: "[path]", Help: "Save the conversation as Markdown", Priority: 15, Idle: true, Run: cmdExportMarkdown},
 		{Name: "export-debug-zip", Help: "Save the session as a ZIP for a bug report", Priority: 10, Idle: true, Run: cmdExportZip},
 		{Name: "copy", Help: "Copy the last answer to the clipboard", Priority: 20, Idle: true, Run: cmdCopy},

@@ -277,6 +277,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.reopened(msg)
 	case dirAddedMsg:
 		return m.dirAdded(msg)
+	case loginModelsMsg:
+		return m.loginModels(msg)
+	case loginSavedMsg:
+		return m.loginSaved(msg)
 	case startedMsg:
 		return m.startedSession(msg)
 	case shellMsg:

@@ -24,6 +24,11 @@ type Options struct {
 	// Reload reads config.toml and tui.toml again (/reload); the session
 	// is then reopened with them through Open. Nil disables /reload.
 	Reload func() (Reloaded, error)
+	// Login is /login's API-key setup and Logout /logout's: it removes a
+	// provider ("" for the only one) and says what it did. Nil disables
+	// them.
+	Login  *Login
+	Logout func(provider string) (string, error)
 	// Store lists sessions for the picker; nil disables it.
 	Store *session.Store
 	// Picker opens the session picker before anything else (-r or -S
