@@ -449,3 +449,52 @@ func TestTUIBtw(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// /mcp and /hooks through the built binary show the session's MCP
+// servers (a failed one with its reason, a disabled one) and the hooks
+// of config.toml; /reload reads a changed config.toml and reopens the
+// session, whose /hooks then shows the new hook.
+func TestTUIMCPHooksAndReload(t *testing.T) {
+	c := newCLI(t)
+	mcpJSON(t, filepath.Join(c.home, "mcp.json"), map[string]any{
+		"gone": map[string]any{"command": filepath.Join(c.root, "no-such-server")},
+		"off":  map[string]any{"command": "true", "enabled": false},
+	})
+	hook := "[[hooks]]\nevent = \"Stop\"\ncommand = \"true\"\n"
+	c.write("../kimigo/config.toml", hook)
+	c.fake("openai", llmtest.Text("Hello."))
+	p := c.inTmux()
+	p.waitFor("context:")
+	p.text("/mcp")
+	p.keys("Enter")
+	scr := p.waitFor("MCP servers (2)")
+	for _, want := range []string{"gone  failed · stdio · user", "no-such-server", "off  disabled · stdio · user"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("/mcp lacks %q:\n%s", want, scr)
+		}
+	}
+	p.text("/hooks")
+	p.keys("Enter")
+	scr = p.waitFor("Hooks (1)")
+	if !strings.Contains(scr, "[*] 30s: true") {
+		t.Errorf("/hooks:\n%s", scr)
+	}
+
+	c.write("../kimigo/config.toml", hook+"\n[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"Bash\"\ncommand = \"echo checked\"\n")
+	p.text("/reload")
+	p.keys("Enter")
+	p.waitFor("Reloaded config.toml and tui.toml.")
+	p.text("/hooks")
+	p.keys("Enter")
+	scr = p.waitFor("Hooks (2)")
+	if !strings.Contains(scr, "[Bash] 30s: echo checked") {
+		t.Errorf("/hooks after /reload:\n%s", scr)
+	}
+	p.text("hello")
+	p.keys("Enter")
+	p.waitFor("Hello.")
+	p.leave("C-c")
+	if code, scr := p.exited(); code != 0 || strings.Count(scr, "To resume this session") != 1 {
+		t.Errorf("exit %d:\n%s", code, scr)
+	}
+}
