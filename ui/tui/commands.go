@@ -48,6 +48,7 @@ func builtinCommands() *Registry {
 		{Name: "usage", Help: "Token usage and the context window", Priority: 35, Run: cmdUsage},
 		{Name: "mcp", Help: "MCP servers: status, transport, tools", Priority: 34, Run: cmdMCP, Available: offers[mcpLister]},
 		{Name: "hooks", Help: "Lifecycle hooks configured", Priority: 33, Run: cmdHooks, Available: offers[hookLister]},
+		{Name: "init", Help: "Analyse the codebase and write AGENTS.md", Priority: 26, Idle: true, Run: cmdInit},
 		{Name: "add-dir", Args: "[list|path]", Help: "List the session's directories or add one", Priority: 25, Idle: true, Run: cmdAddDir, Available: offers[dirAdder]},
 		{Name: "reload", Help: "Read config.toml and tui.toml again", Priority: 24, Idle: true, Run: cmdReload},
 		{Name: "reload-tui", Help: "Read tui.toml again", Priority: 23, Run: cmdReloadTUI},

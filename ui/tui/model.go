@@ -413,9 +413,13 @@ func (m *Model) submit(text string, shell bool) tea.Cmd {
 }
 
 // sendPrompt starts a turn with text.
-func (m *Model) sendPrompt(text string) tea.Cmd {
-	m.print(render.UserMessage(m.theme, text, m.width, false))
-	m.prompts = append(m.prompts, text)
+func (m *Model) sendPrompt(text string) tea.Cmd { return m.sendPromptAs(text, text) }
+
+// sendPromptAs starts a turn with text, shown as shown (/init shows
+// itself, not the instructions it sends).
+func (m *Model) sendPromptAs(shown, text string) tea.Cmd {
+	m.print(render.UserMessage(m.theme, shown, m.width, false))
+	m.prompts = append(m.prompts, shown)
 	m.content = true
 	m.turn = &turnState{id: -1, started: m.now(), phase: phaseWaiting}
 	m.pickTip(1)
