@@ -451,7 +451,8 @@ func TestTUIBtw(t *testing.T) {
 }
 
 // /mcp and /hooks through the built binary show the session's MCP
-// servers (a failed one with its reason, a disabled one) and the hooks
+// servers (a failed one with its reason, also announced at start, a
+// disabled one) and the hooks
 // of config.toml; /reload reads a changed config.toml and reopens the
 // session, whose /hooks then shows the new hook.
 func TestTUIMCPHooksAndReload(t *testing.T) {
@@ -465,6 +466,7 @@ func TestTUIMCPHooksAndReload(t *testing.T) {
 	c.fake("openai", llmtest.Text("Hello."))
 	p := c.inTmux()
 	p.waitFor("context:")
+	p.waitFor("MCP server gone failed:")
 	p.text("/mcp")
 	p.keys("Enter")
 	scr := p.waitFor("MCP servers (2)")

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/loop"
+	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/ui/render"
 )
 
@@ -39,6 +40,11 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 			l = render.Warning
 		}
 		m.notice(l, e.Text)
+		return nil
+	case event.MCPServer:
+		if e.Status == string(mcp.StatusFailed) {
+			m.mcpFailure(e.Name, e.Error)
+		}
 		return nil
 	case event.GoalUpdated:
 		if isMain(h) {

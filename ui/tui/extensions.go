@@ -10,6 +10,7 @@ import (
 	"github.com/kimigo/kimigo/hooks"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/profile/skill"
+	"github.com/kimigo/kimigo/ui/render"
 )
 
 // Optional capabilities of the extension points (issue 21); the session
@@ -70,6 +71,33 @@ func cmdMCP(c *Ctx, _ string) tea.Cmd {
 	}
 	c.Notice(fmt.Sprintf("MCP servers (%d)", len(servers)), strings.Join(lines, "\n"))
 	return nil
+}
+
+// mcpStartupFailures shows the MCP servers of a session just shown that
+// failed before its events reached the interface (spec 06 §5.2).
+func (m *Model) mcpStartupFailures() {
+	l, ok := m.sess.(mcpLister)
+	if !ok {
+		return
+	}
+	for _, s := range l.MCPServers() {
+		if s.Status == mcp.StatusFailed {
+			m.mcpFailure(s.Name, s.Error)
+		}
+	}
+}
+
+// mcpFailure shows that MCP server name failed, once per reason.
+func (m *Model) mcpFailure(name, reason string) {
+	if r, seen := m.mcpFailed[name]; seen && r == reason {
+		return
+	}
+	if m.mcpFailed == nil {
+		m.mcpFailed = map[string]string{}
+	}
+	m.mcpFailed[name] = reason
+	first, _, _ := strings.Cut(strings.TrimSpace(reason), "\n")
+	m.notice(render.Warning, fmt.Sprintf("MCP server %s failed: %s (/mcp shows more).", name, first))
 }
 
 // cmdHooks is /hooks: the configured hooks by event, in the order of the

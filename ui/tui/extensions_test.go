@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/hooks"
 	"github.com/kimigo/kimigo/mcp"
 	"github.com/kimigo/kimigo/profile/skill"
@@ -120,3 +121,24 @@ var (
 	_ hookLister  = (*session.Session)(nil)
 	_ skillLister = (*session.Session)(nil)
 )
+
+// An MCP server that failed shows once as a warning: one that failed
+// before the interface subscribed when the session is shown, later ones
+// as their events arrive.
+func TestMCPFailureNotices(t *testing.T) {
+	e := &extended{servers: []mcp.ServerInfo{{Name: "early", Transport: mcp.TransportStdio, Status: mcp.StatusFailed,
+		Error: "exec: no such file\nstderr tail"}}}
+	e.recorder = newRecorder()
+	r := newRig(t, func(o *Options) { o.Session = e })
+	r.sess = e.recorder
+	r.contains(r.screen(), "MCP server early failed: exec: no such file (/mcp shows more).")
+	r.event(event.MCPServer{Name: "early", Status: "failed", Error: "exec: no such file\nstderr tail"})
+	r.event(event.MCPServer{Name: "late", Status: "connected", ToolCount: 3})
+	r.event(event.MCPServer{Name: "late", Status: "failed", Error: "connection closed"})
+	s := r.screen()
+	if n := strings.Count(s, "MCP server early failed"); n != 1 {
+		t.Errorf("the early failure shows %d times:\n%s", n, s)
+	}
+	r.contains(s, "MCP server late failed: connection closed")
+	r.lacks(s, "stderr tail")
+}

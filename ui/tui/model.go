@@ -42,6 +42,8 @@ type Model struct {
 	md    *render.Markdown
 	// bgDark is the background the terminal reported, nil before it did.
 	bgDark *bool
+	// mcpFailed are the MCP failures shown, by server: each once.
+	mcpFailed map[string]string
 
 	width, height int
 
@@ -185,6 +187,8 @@ func (m *Model) subscribe() tea.Cmd {
 		m.sub.Close()
 	}
 	m.sub = m.sess.Subscribe()
+	m.mcpFailed = nil
+	m.mcpStartupFailures()
 	return nil
 }
 
