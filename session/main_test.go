@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kimigo/kimigo/config"
+	"github.com/kimigo/kimigo/mcp/mcptest"
 	"github.com/kimigo/kimigo/session"
 )
 
@@ -31,6 +32,7 @@ func childEnv(mode string, r *rig, id string) []string {
 }
 
 func TestMain(m *testing.M) {
+	mcptest.Serve() // the MCP test servers re-execute this binary
 	switch os.Getenv(helperEnv) {
 	case "":
 		os.Exit(m.Run())

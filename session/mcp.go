@@ -61,6 +61,27 @@ func (s *Session) waitMCP(ctx context.Context) error {
 // MCPServers lists the session's MCP servers with their status now.
 func (s *Session) MCPServers() []mcp.ServerInfo { return s.mcp.Servers() }
 
+// ReconnectMCP connects MCP server name again (/mcp, spec 06 §7.3 step
+// 6) with its configuration read anew from the layers, so file edits
+// apply, and waits for the attempt: its failure is the error.
+func (s *Session) ReconnectMCP(ctx context.Context, name string) error {
+	servers, err := mcp.Load(s.env, mcp.LoadOptions{DataHome: s.home, WorkDir: s.workDir,
+		Caller: s.mcpCaller, Trusted: Trusted(s.store.fs, s.home, s.workDir)})
+	if err != nil {
+		return err
+	}
+	for _, srv := range servers {
+		if srv.Name == name {
+			return s.mcp.Reconnect(ctx, srv)
+		}
+	}
+	if _, ok := s.mcp.Server(name); ok {
+		return fmt.Errorf("MCP server %q is no longer configured", name)
+	}
+	//lint:ignore ST1005 shown to the user as is (spec 06 §7.3)
+	return fmt.Errorf("Unknown MCP server: %s", name)
+}
+
 // closeMCP stops following the servers and shuts them down.
 func (s *Session) closeMCP(ctx context.Context) error {
 	if s.mcpUnsub != nil {

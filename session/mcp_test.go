@@ -9,6 +9,8 @@ import (
 
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/mcp"
+	"github.com/kimigo/kimigo/mcp/mcptest"
+	"github.com/kimigo/kimigo/session"
 )
 
 func writeMCP(t *testing.T, path string, servers map[string]any) {
@@ -54,5 +56,40 @@ func TestSessionLoadsMCPLayers(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no warning naming the broken .mcp.json: %+v", r.notices)
+	}
+}
+
+// ReconnectMCP reads the layers again, so a fixed mcp.json applies: the
+// failed server connects with its tools. A server no longer in the files,
+// or never configured, is an error naming it.
+func TestReconnectMCP(t *testing.T) {
+	r := newRig(t)
+	path := filepath.Join(r.root, "mcp.json")
+	writeMCP(t, path, map[string]any{"srv": map[string]any{"command": filepath.Join(r.root, "nope")}})
+	s, err := session.Open(t.Context(), r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, s)
+	if err := s.WaitMCP(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReconnectMCP(t.Context(), "srv"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("reconnect of a still broken server: %v", err)
+	}
+	good := mcptest.Stdio(t, "srv", mcptest.Spec{Tools: []mcptest.Tool{{Name: "echo", Echo: true}}})
+	writeMCP(t, path, map[string]any{"srv": map[string]any{"command": good.Command, "args": good.Args, "env": good.Env}})
+	if err := s.ReconnectMCP(t.Context(), "srv"); err != nil {
+		t.Fatalf("reconnect after the fix: %v", err)
+	}
+	if in := s.MCPServers(); len(in) != 1 || in[0].Status != mcp.StatusConnected || in[0].ToolCount != 1 {
+		t.Errorf("after reconnect: %+v", in)
+	}
+	if err := s.ReconnectMCP(t.Context(), "other"); err == nil || err.Error() != "Unknown MCP server: other" {
+		t.Errorf("reconnect of an unknown server: %v", err)
+	}
+	writeMCP(t, path, map[string]any{})
+	if err := s.ReconnectMCP(t.Context(), "srv"); err == nil || !strings.Contains(err.Error(), `"srv" is no longer configured`) {
+		t.Errorf("reconnect of a removed server: %v", err)
 	}
 }

@@ -164,6 +164,7 @@ type Session struct {
 	// mcp is the session's MCP connections; the main agent's tool manager
 	// follows them (mcpFollow stops it) and mcpUnsub stops their events.
 	mcp       *mcp.Manager
+	mcpCaller []mcp.Server // the caller's servers, for ReconnectMCP
 	mcpFollow func()
 	mcpUnsub  func()
 	mcpWait   sync.Once
@@ -401,6 +402,7 @@ func (s *Session) start(ctx context.Context, o Options, p plan) error {
 	s.broker = newBroker(s.bus)
 	s.models = newModels(o.Config, o.Version, s.id, s.logger, o.HTTPClient)
 	s.mcp = newMCP(o.Config, o.Env, o.Version, s)
+	s.mcpCaller = o.MCPServers
 	s.hooks = newHooks(o.Config, o.Env, s)
 	s.skills = p.skills
 	s.startMCP(p.mcpServers)
