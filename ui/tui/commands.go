@@ -46,7 +46,7 @@ func builtinCommands() *Registry {
 		{Name: "title", Aliases: []string{"rename"}, Args: "[text]", Help: "Show or set the session's title", Priority: 30, Run: cmdTitle},
 		{Name: "status", Help: "Version, model, directory, modes, session and context", Priority: 35, Run: cmdStatus},
 		{Name: "usage", Help: "Token usage and the context window", Priority: 35, Run: cmdUsage},
-		{Name: "mcp", Help: "MCP servers: status, transport, tools", Priority: 34, Run: cmdMCP, Available: offers[mcpLister]},
+		{Name: "mcp", Args: "[reconnect <server>]", Help: "MCP servers: status, transport, tools", Priority: 34, Run: cmdMCP, Available: offers[mcpLister]},
 		{Name: "hooks", Help: "Lifecycle hooks configured", Priority: 33, Run: cmdHooks, Available: offers[hookLister]},
 		{Name: "init", Help: "Analyse the codebase and write AGENTS.md", Priority: 26, Idle: true, Run: cmdInit},
 		{Name: "add-dir", Args: "[list|path]", Help: "List the session's directories or add one", Priority: 25, Idle: true, Run: cmdAddDir, Available: offers[dirAdder]},

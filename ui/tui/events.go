@@ -44,6 +44,8 @@ func (m *Model) handleEvent(ev event.Event) tea.Cmd {
 	case event.MCPServer:
 		if e.Status == string(mcp.StatusFailed) {
 			m.mcpFailure(e.Name, e.Error)
+		} else {
+			delete(m.mcpFailed, e.Name) // a later failure shows again
 		}
 		return nil
 	case event.GoalUpdated:

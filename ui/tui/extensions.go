@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,11 @@ type (
 	// mcpLister lists the MCP servers with their status now (/mcp).
 	mcpLister interface {
 		MCPServers() []mcp.ServerInfo
+	}
+	// mcpReconnecter connects an MCP server again with its configuration
+	// reread (/mcp reconnect <name>).
+	mcpReconnecter interface {
+		ReconnectMCP(ctx context.Context, name string) error
 	}
 	// hookLister lists the lifecycle hooks the session may run (/hooks).
 	hookLister interface {
@@ -40,12 +46,32 @@ func mcpStatusLabel(s mcp.Status) string {
 }
 
 // cmdMCP is /mcp: every MCP server with its status, transport, tool
-// count and, for a failed or disabled one, why (spec 06 §7.3).
-func cmdMCP(c *Ctx, _ string) tea.Cmd {
+// count and, for a failed or disabled one, why (spec 06 §7.3); /mcp
+// reconnect <name> connects one again.
+func cmdMCP(c *Ctx, args string) tea.Cmd {
 	l, ok := c.m.sess.(mcpLister)
 	if !ok {
 		c.Warn("This session has no MCP servers to show.")
 		return nil
+	}
+	if sub, name, _ := strings.Cut(args, " "); sub != "" {
+		name = strings.TrimSpace(name)
+		rc, ok := c.m.sess.(mcpReconnecter)
+		switch {
+		case sub != "reconnect" || name == "":
+			c.Fail(fmt.Sprintf("Unknown /mcp argument %q: use /mcp or /mcp reconnect <server>.", args))
+			return nil
+		case !ok:
+			c.Warn("This session cannot reconnect MCP servers.")
+			return nil
+		}
+		c.Info("Reconnecting MCP server " + name + "…")
+		return c.m.calls.Run(func(ctx context.Context) tea.Msg {
+			if err := rc.ReconnectMCP(ctx, name); err != nil {
+				return noticeMsg{level: render.Error, text: "MCP server " + name + " did not reconnect", detail: err.Error()}
+			}
+			return noticeMsg{level: render.Success, text: "MCP server " + name + " connected."}
+		})
 	}
 	servers := l.MCPServers()
 	if len(servers) == 0 {
@@ -68,6 +94,9 @@ func cmdMCP(c *Ctx, _ string) tea.Cmd {
 				lines = append(lines, "  "+l)
 			}
 		}
+	}
+	if _, ok := c.m.sess.(mcpReconnecter); ok {
+		lines = append(lines, "/mcp reconnect <server> connects one again.")
 	}
 	c.Notice(fmt.Sprintf("MCP servers (%d)", len(servers)), strings.Join(lines, "\n"))
 	return nil

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +25,13 @@ type extended struct {
 func (e *extended) MCPServers() []mcp.ServerInfo { return e.servers }
 func (e *extended) Hooks() []hooks.Hook          { return e.hooks }
 func (e *extended) Skills() []skill.Skill        { return e.skills }
+func (e *extended) ReconnectMCP(_ context.Context, name string) error {
+	e.log("reconnect %s", name)
+	if name == "broken" {
+		return errors.New("exec: \"nope\": executable file not found in $PATH")
+	}
+	return nil
+}
 
 func extendedRig(t *testing.T, e *extended) *rig {
 	e.recorder = newRecorder()
@@ -63,6 +72,17 @@ func TestMCPCommand(t *testing.T) {
 	r.contains(s, "slow  connecting · http · user")
 	r.contains(s, "off  disabled · sse · user")
 	r.contains(s, "disabled in mcp.json")
+	r.contains(s, "/mcp reconnect <server> connects one again.")
+	r.expectCalls()
+
+	r.do("/mcp reconnect fs")
+	r.expectCalls("reconnect fs")
+	r.contains(r.screen(), "MCP server fs connected.")
+	r.do("/mcp reconnect broken")
+	r.expectCalls("reconnect broken")
+	r.contains(r.screen(), "MCP server broken did not reconnect")
+	r.do("/mcp restart")
+	r.contains(r.screen(), `Unknown /mcp argument "restart": use /mcp or /mcp reconnect <server>.`)
 	r.expectCalls()
 }
 
@@ -117,9 +137,10 @@ func TestSkillCompletion(t *testing.T) {
 
 // The session lists its MCP servers, hooks and skills.
 var (
-	_ mcpLister   = (*session.Session)(nil)
-	_ hookLister  = (*session.Session)(nil)
-	_ skillLister = (*session.Session)(nil)
+	_ mcpLister      = (*session.Session)(nil)
+	_ hookLister     = (*session.Session)(nil)
+	_ skillLister    = (*session.Session)(nil)
+	_ mcpReconnecter = (*session.Session)(nil)
 )
 
 // An MCP server that failed shows once as a warning: one that failed
@@ -141,4 +162,9 @@ func TestMCPFailureNotices(t *testing.T) {
 	}
 	r.contains(s, "MCP server late failed: connection closed")
 	r.lacks(s, "stderr tail")
+	r.event(event.MCPServer{Name: "late", Status: "connected", ToolCount: 3})
+	r.event(event.MCPServer{Name: "late", Status: "failed", Error: "connection closed"})
+	if n := strings.Count(r.screen(), "MCP server late failed"); n != 2 {
+		t.Errorf("a failure after a reconnect shows %d times in all; want 2", n)
+	}
 }
