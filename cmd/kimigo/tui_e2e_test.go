@@ -451,8 +451,8 @@ func TestTUIBtw(t *testing.T) {
 }
 
 // /mcp and /hooks through the built binary show the session's MCP
-// servers (a failed one with its reason, also announced at start, a
-// disabled one) and the hooks
+// servers (a failed one with its reason, also announced at start and
+// still failing when reconnected, a disabled one) and the hooks
 // of config.toml; /reload reads a changed config.toml and reopens the
 // session, whose /hooks then shows the new hook.
 func TestTUIMCPHooksAndReload(t *testing.T) {
@@ -475,6 +475,9 @@ func TestTUIMCPHooksAndReload(t *testing.T) {
 			t.Errorf("/mcp lacks %q:\n%s", want, scr)
 		}
 	}
+	p.text("/mcp reconnect gone")
+	p.keys("Enter")
+	p.waitFor("MCP server gone did not reconnect")
 	p.text("/hooks")
 	p.keys("Enter")
 	scr = p.waitFor("Hooks (1)")
