@@ -68,6 +68,16 @@ func (m *Model) refreshMenu() tea.Cmd {
 		}
 		return nil
 	}
+	// A directory after /add-dir.
+	if arg, ok := strings.CutPrefix(line, "/add-dir "); ok && cur.Row == 0 && m.ed.Lines() == 1 && isDirStart(arg) {
+		if m.menu == nil || m.menu.kind != 'd' {
+			m.menu = &menu{kind: 'd'}
+		}
+		m.menu.from, m.menu.token = editor.Pos{Row: 0, Col: len("/add-dir ")}, arg
+		m.menu.gen++
+		gen, dir, home := m.menu.gen, m.o.WorkDir, m.o.UserHome
+		return func() tea.Msg { return completionMsg{gen: gen, paths: completeDir(dir, home, arg, 50)} }
+	}
 	// An @path token: from the last @ that starts a word.
 	at := strings.LastIndexByte(line, '@')
 	if at < 0 || at > 0 && !strings.ContainsRune(" \t(", rune(line[at-1])) || strings.ContainsAny(line[at:], " \t") {
@@ -86,7 +96,7 @@ func (m *Model) refreshMenu() tea.Cmd {
 
 // completed shows the paths found, unless the typing moved on.
 func (m *Model) completed(msg completionMsg) {
-	if m.menu == nil || m.menu.kind != '@' || msg.gen != m.menu.gen {
+	if m.menu == nil || m.menu.kind == '/' || msg.gen != m.menu.gen {
 		return
 	}
 	if len(msg.paths) == 0 {
@@ -143,6 +153,10 @@ func (m *Model) accept(run bool) tea.Cmd {
 			return m.enter()
 		}
 		return nil
+	case 'd':
+		m.ed.Replace(mu.from, c.value.(string))
+		m.menu = nil
+		return m.refreshMenu() // keep completing inside the folder
 	default:
 		p := c.value.(string)
 		text := "@" + p
@@ -166,6 +180,36 @@ func (mu *menu) lines(m *Model) []string {
 	out := mu.list.render(m.theme, m.width, menuRows, false)
 	if n := len(mu.list.items); n > menuRows {
 		out = append(out, m.theme.Dim.Render(render.Indent+"…"))
+	}
+	return out
+}
+
+// isDirStart says arg is a path /add-dir completes: one that starts
+// with ".", "/" or "~" and has no space (spec 06 §5.4).
+func isDirStart(arg string) bool {
+	return arg != "" && strings.ContainsRune("./~", rune(arg[0])) && !strings.ContainsAny(arg, " \t")
+}
+
+// completeDir lists the directories partial may complete to, relative
+// to dir; "~" is home.
+func completeDir(dir, home, partial string, limit int) []string {
+	switch partial {
+	case ".":
+		return []string{"./", "../"}
+	case "..":
+		return []string{"../"}
+	case "~":
+		partial = "~/"
+	}
+	prefix := ""
+	if rest, ok := strings.CutPrefix(partial, "~/"); ok && home != "" {
+		dir, partial, prefix = home, rest, "~/"
+	}
+	var out []string
+	for _, p := range CompletePath(dir, partial, limit) {
+		if strings.HasSuffix(p, "/") {
+			out = append(out, prefix+p)
+		}
 	}
 	return out
 }

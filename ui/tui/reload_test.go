@@ -171,3 +171,37 @@ func TestThemeAndEditorCommands(t *testing.T) {
 
 // The session adds directories.
 var _ dirAdder = (*session.Session)(nil)
+
+// /add-dir completes directories (not files) after ".", "./", "../", "/"
+// and "~"; accepting a folder keeps completing inside it.
+func TestAddDirCompletion(t *testing.T) {
+	work, home := t.TempDir(), t.TempDir()
+	for _, d := range []string{filepath.Join(work, "alpha", "inner"), filepath.Join(work, "beta"), filepath.Join(home, "notes")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, "afile"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, func(o *Options) { o.WorkDir, o.UserHome = work, home })
+	r.typeText("/add-dir .")
+	r.contains(r.live(), "../")
+	r.typeText("/a")
+	live := r.live()
+	r.contains(live, "./alpha/")
+	r.lacks(live, "afile")
+	r.lacks(live, "beta")
+	r.key("tab")
+	r.contains(r.live(), "./alpha/inner/")
+	r.key("esc")
+	if v := r.m.ed.Value(); v != "/add-dir ./alpha/" {
+		t.Errorf("editor %q", v)
+	}
+	r.key("ctrl+u")
+	r.typeText("/add-dir ~/n")
+	r.contains(r.live(), "~/notes/")
+	r.key("ctrl+u")
+	r.typeText("/add-dir x")
+	r.lacks(r.live(), "alpha")
+}
