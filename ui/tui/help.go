@@ -20,7 +20,7 @@ var keyHelp = [][2]string{
 	{"!", "shell command (on an empty editor)"},
 	{"ctrl+o", "the last turns in full"},
 	{"ctrl+t", "expand the todo list"},
-	{"ctrl+g", "edit the draft in $EDITOR"},
+	{"ctrl+g", "edit the draft in your editor (/editor)"},
 	{"ctrl+-", "undo an edit"},
 	{"shift+tab", "plan mode"},
 }
