@@ -137,6 +137,8 @@ func (m *Model) refusal(c *Command, name, args string) string {
 	switch {
 	case m.compact != nil:
 		return fmt.Sprintf("Cannot /%s while compacting — wait for compaction to finish first.", name)
+	case m.reopening != nil:
+		return fmt.Sprintf("Cannot /%s while the session reopens — wait for it.", name)
 	case m.turn != nil || m.shell != nil:
 		return fmt.Sprintf("Cannot /%s while streaming — press Esc or Ctrl-C first.", name)
 	}

@@ -100,10 +100,13 @@ type Model struct {
 	shellGen        int
 	afterFunc       func(time.Duration, tea.Msg) tea.Cmd // the tests' clock
 
-	opening  *opening // the first session opens in the background
-	startErr error    // why it did not
-	content  bool     // the session has a conversation worth resuming
-	quitting bool
+	opening *opening // the first session opens in the background
+	// reopening is the session closed and opened again (/reload,
+	// /add-dir): messages wait in the queue meanwhile.
+	reopening *opening
+	startErr  error // why it did not
+	content   bool  // the session has a conversation worth resuming
+	quitting  bool
 }
 
 // turnState is the running turn.
@@ -340,7 +343,7 @@ func (m *Model) touch() { m.dirty, m.framed = true, false }
 
 // busy reports whether a turn, a compaction or a shell command runs.
 func (m *Model) busy() bool {
-	return m.turn != nil || m.compact != nil || m.shell != nil || m.opening != nil
+	return m.turn != nil || m.compact != nil || m.shell != nil || m.opening != nil || m.reopening != nil
 }
 
 // animate keeps one frame tick scheduled while anything on screen moves.

@@ -34,10 +34,11 @@ type dirAdder interface {
 
 // reopenedMsg is the session opened again after /reload or /add-dir.
 type reopenedMsg struct {
-	o      Opened
-	err    error
-	reload *Reloaded
-	done   string // the notice it ends with
+	o         Opened
+	err       error
+	reload    *Reloaded
+	reloadErr error  // the configuration did not read: nothing changed
+	done      string // the notice it ends with
 }
 
 // reopen closes the session and opens it again, so that what changed
@@ -51,12 +52,14 @@ func (m *Model) reopen(done string, reload func() (Reloaded, error)) tea.Cmd {
 	}
 	open, ctx, old := m.o.Open, m.ctx, m.sess
 	id := old.ID()
-	return m.calls.Run(func(context.Context) tea.Msg {
+	m.reopening = &opening{started: m.now()}
+	m.touch()
+	return tea.Batch(m.animate(), m.calls.Run(func(context.Context) tea.Msg {
 		var res *Reloaded
 		if reload != nil {
 			r, err := reload()
 			if err != nil {
-				return noticeMsg{level: render.Error, text: "Reload failed; nothing changed: " + err.Error()}
+				return reopenedMsg{reloadErr: err}
 			}
 			res = &r
 		}
@@ -68,10 +71,16 @@ func (m *Model) reopen(done string, reload func() (Reloaded, error)) tea.Cmd {
 		}
 		o, err := open(ctx, id)
 		return reopenedMsg{o: o, err: err, reload: res, done: done}
-	})
+	}))
 }
 
 func (m *Model) reopened(msg reopenedMsg) tea.Cmd {
+	m.reopening = nil
+	m.touch()
+	if msg.reloadErr != nil {
+		m.notice(render.Error, "Reload failed; nothing changed: "+msg.reloadErr.Error())
+		return m.drainQueue()
+	}
 	if r := msg.reload; r != nil {
 		env := m.o.TUI.Env
 		m.o.TUI, m.o.Models = r.TUI, r.Models
@@ -92,7 +101,10 @@ func (m *Model) reopened(msg reopenedMsg) tea.Cmd {
 			msg.err, m.sess.ResumeCommand()))
 		return nil
 	}
-	return m.switched(switchedMsg{o: msg.o, id: msg.o.Session.ID(), reopened: msg.done})
+	queue := m.queue
+	cmd := m.switched(switchedMsg{o: msg.o, id: msg.o.Session.ID(), reopened: msg.done})
+	m.queue = queue // what was typed meanwhile goes to the reopened session
+	return tea.Batch(cmd, m.drainQueue())
 }
 
 // cmdReload is /reload: config.toml and tui.toml read again, and the

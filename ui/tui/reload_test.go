@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/session"
 )
@@ -204,4 +205,29 @@ func TestAddDirCompletion(t *testing.T) {
 	r.key("ctrl+u")
 	r.typeText("/add-dir x")
 	r.lacks(r.live(), "alpha")
+}
+
+// While the session reopens, messages wait in the queue and idle-only
+// commands are refused; the reopened session then gets the queue.
+func TestReopenQueues(t *testing.T) {
+	re := &reopener{next: newRecorder()}
+	r := newRig(t, func(o *Options) {
+		o.Open = re.open
+		o.Reload = func() (Reloaded, error) { return Reloaded{TUI: o.TUI}, nil }
+	})
+	r.typeText("/reload")
+	r.key("esc") // close the completion menu
+	_, cmd := r.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	r.paint()
+	r.contains(r.live(), "Opening the session…")
+	r.do("/compact")
+	r.contains(r.screen(), "Cannot /compact while the session reopens — wait for it.")
+	r.do("typed meanwhile")
+	r.contains(r.live(), "typed meanwhile")
+	r.expectCalls("close") // the model tests' caller runs the call at once; its result waits in cmd
+	r.run(cmd)
+	r.paint()
+	r.contains(r.screen(), "Reloaded config.toml and tui.toml.")
+	r.sess = re.next
+	r.expectCalls(`prompt "typed meanwhile"`)
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -153,8 +154,8 @@ func (m *Model) activity() []string {
 	if m.compact != nil {
 		return []string{""}
 	}
-	if m.opening != nil {
-		d := m.now().Sub(m.opening.started)
+	if o := cmp.Or(m.opening, m.reopening); o != nil {
+		d := m.now().Sub(o.started)
 		return []string{m.theme.Dim.Render(brailleFrame(d) + " Opening the session…")}
 	}
 	if m.shell != nil {
