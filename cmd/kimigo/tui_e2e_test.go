@@ -454,7 +454,8 @@ func TestTUIBtw(t *testing.T) {
 // servers (a failed one with its reason, also announced at start and
 // still failing when reconnected, a disabled one) and the hooks
 // of config.toml; /reload reads a changed config.toml and reopens the
-// session, whose /hooks then shows the new hook.
+// session, whose /hooks then shows the new hook; /add-dir adds a
+// directory and reopens the session again.
 func TestTUIMCPHooksAndReload(t *testing.T) {
 	c := newCLI(t)
 	mcpJSON(t, filepath.Join(c.home, "mcp.json"), map[string]any{
@@ -495,6 +496,18 @@ func TestTUIMCPHooksAndReload(t *testing.T) {
 	if !strings.Contains(scr, "[Bash] 30s: echo checked") {
 		t.Errorf("/hooks after /reload:\n%s", scr)
 	}
+	extra := filepath.Join(c.root, "extra")
+	if err := os.Mkdir(extra, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.text("/add-dir " + extra + "/") // an empty folder: nothing to complete
+	p.keys("Enter")
+	p.waitFor("Remember for this project")
+	p.keys("1") // this session only
+	p.waitFor("Added " + extra + ".")
+	p.text("/add-dir list")
+	p.keys("Enter")
+	p.waitFor("Add one with /add-dir <path>.")
 	p.text("hello")
 	p.keys("Enter")
 	p.waitFor("Hello.")
