@@ -23,6 +23,10 @@ type menu struct {
 	token string // what was typed, without the / or @
 	list  list
 	gen   int
+	// pending says the paths for the token typed last are still being
+	// listed: the list shown is an earlier token's, which Enter and Tab
+	// must not accept.
+	pending bool
 }
 
 // completionMsg carries the paths found for an @ token.
@@ -75,6 +79,7 @@ func (m *Model) refreshMenu() tea.Cmd {
 		}
 		m.menu.from, m.menu.token = editor.Pos{Row: 0, Col: len("/add-dir ")}, arg
 		m.menu.gen++
+		m.menu.pending = true
 		gen, dir, home := m.menu.gen, m.o.WorkDir, m.o.UserHome
 		return func() tea.Msg { return completionMsg{gen: gen, paths: completeDir(dir, home, arg, 50)} }
 	}
@@ -90,6 +95,7 @@ func (m *Model) refreshMenu() tea.Cmd {
 	}
 	m.menu.from, m.menu.token = editor.Pos{Row: cur.Row, Col: at}, token
 	m.menu.gen++
+	m.menu.pending = true
 	gen, dir := m.menu.gen, m.o.WorkDir
 	return func() tea.Msg { return completionMsg{gen: gen, paths: CompletePath(dir, token, 50)} }
 }
@@ -99,6 +105,7 @@ func (m *Model) completed(msg completionMsg) {
 	if m.menu == nil || m.menu.kind == '/' || msg.gen != m.menu.gen {
 		return
 	}
+	m.menu.pending = false
 	if len(msg.paths) == 0 {
 		m.menu = nil
 		m.touch()
@@ -127,9 +134,12 @@ func (m *Model) menuKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		mu.list.move(1)
 		return nil, true
 	case "tab":
+		if mu.pending {
+			return nil, true
+		}
 		return m.accept(false), true
 	case "enter":
-		if len(mu.list.items) == 0 {
+		if len(mu.list.items) == 0 || mu.pending {
 			return nil, false
 		}
 		return m.accept(mu.kind == '/'), true

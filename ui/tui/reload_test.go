@@ -205,6 +205,19 @@ func TestAddDirCompletion(t *testing.T) {
 	r.key("ctrl+u")
 	r.typeText("/add-dir x")
 	r.lacks(r.live(), "alpha")
+
+	// Enter before the paths of the last key arrive submits what was
+	// typed; it never accepts the list of an earlier token.
+	r.key("ctrl+u")
+	r.typeText("/add-dir ./al")
+	r.contains(r.live(), "./alpha/")
+	r.m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"}) // its listing never arrives
+	r.key("tab")
+	if v := r.m.ed.Value(); v != "/add-dir ./alx" {
+		t.Errorf("Tab on a stale list: editor %q", v)
+	}
+	r.key("enter")
+	r.contains(r.screen(), "This session cannot add directories.")
 }
 
 // While the session reopens, messages wait in the queue and idle-only
