@@ -9,6 +9,7 @@ import (
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/llm/llmtest"
 	"github.com/kimigo/kimigo/session"
+	"github.com/kimigo/kimigo/tools"
 )
 
 // presentPlan turns plan mode on, writes plan to the plan file and sends
@@ -157,4 +158,49 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// The plan file is the plan (spec 04 §5.6): when the user edits it
+// during the review, approving approves the edited text, and that is
+// what the model reads in the result and in its next request.
+func TestApprovedPlanIsTheEditedFile(t *testing.T) {
+	r := newRig(t)
+	o := r.opts("")
+	o.Requests = session.Answered
+	s, err := session.Open(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, s)
+	sub := s.Subscribe()
+	defer sub.Close()
+	req := presentPlan(t, r, s, sub, "x1", "# Plan\n1. rewrite everything")
+	path := s.PlanState().Path
+	if d, ok := req.Display.(*tools.PlanReviewDisplay); !ok || !strings.Contains(d.Plan, "rewrite everything") || d.Path != path {
+		t.Fatalf("review display %#v", req.Display)
+	}
+	const edited = "# Plan (edited)\n1. fix the one failing test\n"
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AnswerApproval(req.RequestID, event.ApprovalAnswer{Choice: event.ApproveOnce, SelectedLabel: "Approve"}); err != nil {
+		t.Fatal(err)
+	}
+	res := toolResult(t, sub)
+	if res.IsError || !strings.Contains(res.Output.Text(), "## Approved Plan:\n"+edited) || strings.Contains(res.Output.Text(), "rewrite everything") {
+		t.Errorf("approved result %q; want the edited plan", res.Output.Text())
+	}
+	if ended := waitEnded(t, sub); ended.Reason != event.EndCompleted {
+		t.Fatalf("turn ended %+v", ended)
+	}
+	if s.PlanMode() {
+		t.Error("plan mode still on after the approval")
+	}
+	body := string(r.srv.Request(len(r.srv.Requests()) - 1).Body)
+	if !strings.Contains(body, "fix the one failing test") || strings.Contains(body, "rewrite everything") {
+		t.Error("the model's next request does not carry the edited plan alone")
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != edited {
+		t.Errorf("plan file %q, %v; want the edit kept", b, err)
+	}
 }

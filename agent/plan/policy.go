@@ -117,6 +117,18 @@ func (m *Mode) reviewed(ctx context.Context, d *tools.PlanReviewDisplay, resp pe
 	stop := func(r loop.ToolResult) loop.ToolResult { r.StopTurn = true; return r }
 	switch {
 	case resp.Decision == permission.ApprovalApproved:
+		// The plan file is the plan (spec 04 §5.6): the user may have
+		// edited it during the review, so the approved text is the file's.
+		plan := d.Plan
+		if d.Path != "" {
+			text, err := m.read(d.Path)
+			if err != nil {
+				return loop.ErrorResult("Failed to read plan file: " + err.Error())
+			}
+			if strings.TrimSpace(text) != "" {
+				plan = text
+			}
+		}
 		if err := m.Exit(ctx); err != nil {
 			return loop.ErrorResult("Failed to exit plan mode: " + err.Error())
 		}
@@ -126,7 +138,7 @@ func (m *Mode) reviewed(ctx context.Context, d *tools.PlanReviewDisplay, resp pe
 				selected = o.Label
 			}
 		}
-		return loop.ToolResult{Output: loop.TextOutput(tools.ApprovedPlanText(d.Plan, d.Path, selected)), Brief: "Approved"}
+		return loop.ToolResult{Output: loop.TextOutput(tools.ApprovedPlanText(plan, d.Path, selected)), Brief: "Approved"}
 	case resp.Decision == permission.ApprovalCancelled:
 		return loop.TextResult("Plan approval dismissed. Plan mode remains active.")
 	case resp.SelectedLabel == labelRejectAndExit:

@@ -27,6 +27,8 @@ type approvalChoice struct {
 	needsFeedback bool
 	// selected is the answer's SelectedLabel.
 	selected string
+	// edit opens the plan under review in the editor; it answers nothing.
+	edit bool
 }
 
 // approvalChoices are the panel's answers, in order (ERRATA 10: once,
@@ -55,8 +57,9 @@ const (
 )
 
 // choicesFor are the answers the panel offers for e (spec 04 §4.2): a
-// plan review approves the plan (or one of its approaches), rejects it, or
-// sends it back with feedback while plan mode stays on; a goal start
+// plan review approves the plan (or one of its approaches), lets the user
+// edit it first, rejects it, or sends it back with feedback while plan
+// mode stays on; a goal start
 // picks the mode the goal runs in; a request that is never remembered
 // offers no session or always choice; everything else offers them all.
 func choicesFor(e event.ApprovalRequested) []approvalChoice {
@@ -70,6 +73,7 @@ func choicesFor(e event.ApprovalRequested) []approvalChoice {
 			out = append(out, approvalChoice{label: "Approve the plan", choice: event.ApproveOnce, selected: labelApprove})
 		}
 		return append(out,
+			approvalChoice{label: "Edit the plan", edit: true},
 			approvalChoice{label: "Revise: reject with feedback, keep planning", choice: event.Reject, feedback: true,
 				needsFeedback: true, selected: labelRevise},
 			approvalChoice{label: "Reject", choice: event.Reject, selected: labelReject})
@@ -99,9 +103,11 @@ type approvalPanel struct {
 	feedback bool // the feedback input is focused
 	input    textinput.Model
 	answered bool
-	// A plan review shows the plan above the choices, scrolled by top;
-	// plan is its rendering at planWidth.
+	// A plan review shows the plan above the choices, scrolled by top:
+	// planText, as presented or as the user last edited it; plan is its
+	// rendering at planWidth.
 	top       int
+	planText  string
 	plan      []string
 	planWidth int
 }
@@ -113,7 +119,11 @@ func (m *Model) openApproval(e event.ApprovalRequested) tea.Cmd {
 		m.pendingRequests = append(m.pendingRequests, e)
 		return nil
 	}
-	m.overlay = &approvalPanel{req: e, choices: choicesFor(e), input: newInput("why, and what to do instead")}
+	p := &approvalPanel{req: e, choices: choicesFor(e), input: newInput("why, and what to do instead")}
+	if d, ok := e.Display.(*tools.PlanReviewDisplay); ok {
+		p.planText = d.Plan
+	}
+	m.overlay = p
 	m.menu = nil
 	m.bell = true
 	m.urgent = true
@@ -216,6 +226,13 @@ func (p *approvalPanel) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			p.input, cmd = p.input.Update(k)
 			return cmd
 		}
+		if s == "e" {
+			for _, c := range p.choices {
+				if c.edit {
+					return p.choose(m, c)
+				}
+			}
+		}
 		if len(s) == 1 && s[0] >= '1' && s[0] <= '0'+byte(min(len(p.choices), 9)) {
 			p.sel = int(s[0] - '1')
 			if p.choices[p.sel].feedback {
@@ -230,6 +247,9 @@ func (p *approvalPanel) key(m *Model, k tea.KeyPressMsg) tea.Cmd {
 
 // choose answers with c; a choice that needs a reason waits for one.
 func (p *approvalPanel) choose(m *Model, c approvalChoice) tea.Cmd {
+	if c.edit {
+		return m.editPlan(p)
+	}
 	a := event.ApprovalAnswer{Choice: c.choice, SelectedLabel: c.selected}
 	if c.feedback {
 		a.Feedback = strings.TrimSpace(p.input.Value())
@@ -259,15 +279,30 @@ func (p *approvalPanel) scroll(m *Model, key string) {
 // planLines is the plan under review rendered as Markdown for the
 // panel's width; nil for any other request.
 func (p *approvalPanel) planLines(m *Model) []string {
-	d, ok := p.req.Display.(*tools.PlanReviewDisplay)
-	if !ok {
+	if _, ok := p.req.Display.(*tools.PlanReviewDisplay); !ok {
 		return nil
 	}
 	w := max(m.width-5, 10)
 	if p.plan == nil || p.planWidth != w {
-		p.plan, p.planWidth = m.md.Render(d.Plan, w), w
+		p.plan, p.planWidth = m.md.Render(p.planText, w), w
 	}
 	return p.plan
+}
+
+// setPlan shows text, the plan as the user edited it, from its top.
+func (p *approvalPanel) setPlan(text string) {
+	p.planText, p.plan, p.top = text, nil, 0
+}
+
+// display is what the request shows: a plan review with the plan as the
+// panel shows it.
+func (p *approvalPanel) display() loop.Display {
+	if d, ok := p.req.Display.(*tools.PlanReviewDisplay); ok {
+		edited := *d
+		edited.Plan = p.planText
+		return &edited
+	}
+	return p.req.Display
 }
 
 // planRows is how many plan lines the panel shows at once: what the
@@ -311,7 +346,7 @@ func (p *approvalPanel) lines(m *Model) ([]string, *term.Cursor) {
 	hint := "  ↑↓ choose · enter confirm · esc reject · ctrl+e full preview"
 	if plan := p.planLines(m); plan != nil {
 		out = append(out, p.planBody(m, plan)...)
-		hint = "  ↑↓ choose · enter confirm · pgup/pgdn scroll the plan · esc reject · ctrl+e full plan"
+		hint = "  enter confirm · e edit · pgup/pgdn scroll · esc reject · ctrl+e full plan"
 	} else {
 		out = append(out, approvalBody(t, p.req.Display, w, approvalPreviewLines, m.o.WorkDir)...)
 	}
@@ -331,7 +366,7 @@ func (p *approvalPanel) lines(m *Model) ([]string, *term.Cursor) {
 		out = append(out, line)
 		cur = &term.Cursor{X: x, Y: len(out) - 1}
 	}
-	out = append(out, t.Dim.Render(hint))
+	out = append(out, t.Dim.Render(render.Truncate(hint, w-1)))
 	return out, cur
 }
 

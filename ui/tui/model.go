@@ -299,6 +299,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case editorDoneMsg:
 		m.urgent = true
 		return m.editorDone(msg)
+	case planEditedMsg:
+		return m.planEdited(msg)
 	case compactDoneMsg:
 		return m.compactDone(msg)
 	case undoneMsg:

@@ -72,7 +72,7 @@ func (p *pager) lines(m *Model) ([]string, *term.Cursor) {
 // Ctrl-E shows its request's display in full.
 func (m *Model) openPager() {
 	if p, ok := m.overlay.(*approvalPanel); ok {
-		m.openPagerWith("Full preview", approvalFull(m.theme, p.req.Display, m.width, m.o.WorkDir))
+		m.openPagerWith("Full preview", approvalFull(m.theme, p.display(), m.width, m.o.WorkDir))
 		return
 	}
 	var lines []string

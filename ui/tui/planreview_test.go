@@ -2,8 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kimigo/kimigo/event"
 	"github.com/kimigo/kimigo/tools"
@@ -26,8 +30,8 @@ func planReview(id, plan string, options ...tools.PlanOption) event.ApprovalRequ
 }
 
 // A plan review shows the plan, rendered as Markdown and scrollable,
-// above its choices: approve, revise with feedback, reject. It offers
-// neither "for this session" nor "always": each plan is reviewed.
+// above its choices: approve, edit, revise with feedback, reject. It
+// offers neither "for this session" nor "always": each plan is reviewed.
 func TestPlanReviewPanel(t *testing.T) {
 	r := newRig(t)
 	r.startTurn("plan it")
@@ -35,7 +39,8 @@ func TestPlanReviewPanel(t *testing.T) {
 	r.event(planReview("r1", longPlan(40)))
 	live := r.live()
 	for _, want := range []string{"ExitPlanMode", "Migrate the parser", "Keep every test green.", "1. Step number 1",
-		"1 Approve the plan", "2 Revise: reject with feedback, keep planning", "3 Reject", "more lines (pgdn)", "p.md"} {
+		"1 Approve the plan", "2 Edit the plan", "3 Revise: reject with feedback, keep planning", "4 Reject",
+		"more lines (pgdn)", "p.md", "e edit · pgup/pgdn scroll"} {
 		r.contains(live, want)
 	}
 	for _, not := range []string{"# Migrate", "**every**", "Step number 40", "for this session", "always"} {
@@ -66,8 +71,17 @@ func TestPlanReviewPanel(t *testing.T) {
 	full := approvalFull(r.m.theme, planReview("r1", longPlan(40)).Display, 80, "/home/u/proj")
 	r.contains(stripANSI(strings.Join(full, "\n")), "40. Step number 40")
 
+	// Editing needs a terminal to hand over; the rig has none, so the
+	// panel stays open and answers nothing.
+	r.key("e")
+	r.expectCalls()
+	if _, ok := r.m.overlay.(*approvalPanel); !ok {
+		t.Fatalf("e left %T open, not the panel", r.m.overlay)
+	}
+	r.contains(r.screen(), "The external editor needs a terminal.")
+
 	// Revise needs a reason; enter without one sends nothing.
-	r.key("2")
+	r.key("3")
 	r.key("enter")
 	r.expectCalls()
 	r.typeText("split step 3")
@@ -84,7 +98,7 @@ func TestPlanReviewPanel(t *testing.T) {
 	r.expectCalls(`approval r2 approve_once "" [Approve]`)
 
 	r.event(planReview("r3", "# P\n"))
-	r.key("3")
+	r.key("4")
 	r.expectCalls(`approval r3 reject "" [Reject]`)
 }
 
@@ -96,7 +110,7 @@ func TestPlanReviewApproaches(t *testing.T) {
 	r.sess.Calls()
 	r.event(planReview("r1", "# Plan\n", tools.PlanOption{Label: "Fast", Description: "skip the cache"}, tools.PlanOption{Label: "Safe"}))
 	live := r.live()
-	for _, want := range []string{"1 Approve: Fast", "2 Approve: Safe", "3 Revise", "4 Reject", "Approaches:", "Fast — skip the cache"} {
+	for _, want := range []string{"1 Approve: Fast", "2 Approve: Safe", "3 Edit the plan", "4 Revise", "5 Reject", "Approaches:", "Fast — skip the cache"} {
 		r.contains(live, want)
 	}
 	r.key("down")
@@ -137,4 +151,79 @@ func TestOnceOnlyAndGoalStartChoices(t *testing.T) {
 	r.contains(r.live(), "2 Keep YOLO and start")
 	r.key("3")
 	r.expectCalls(`approval r3 dismiss "" [cancel]`)
+}
+
+// "Edit the plan" opens the plan file in $VISUAL with the terminal
+// handed over; the panel then shows the edited plan, the file keeps it,
+// and the approval that follows is sent for that file (the session reads
+// the approved plan from it).
+func TestPlanReviewEditInEditor(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.md")
+	if err := os.WriteFile(plan, []byte("# Old plan\n\n1. Rewrite the lexer\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const edited = "# Edited plan\n\n1. Keep the lexer\n2. Fix the parser\n"
+	editor := filepath.Join(dir, "edit.sh")
+	script := "#!/bin/sh\necho \"$@\" > " + filepath.Join(dir, "args") + "\nprintf '" + strings.ReplaceAll(edited, "\n", `\n`) + "' > \"$1\"\n"
+	if err := os.WriteFile(editor, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"VISUAL": editor, "EDITOR": "false"} // VISUAL comes first
+	r := startPTY(t, func(o *Options) { o.TUI.Env = func(k string) string { return env[k] } })
+	r.waitFor("context:")
+	r.sess.bus.Publish(event.WithAgent(event.TurnStarted{Header: event.InTurn(1)}, mainAgent))
+	req := planReview("r1", "# Old plan\n\n1. Rewrite the lexer\n")
+	req.Display.(*tools.PlanReviewDisplay).Path = plan
+	r.sess.bus.Publish(event.WithAgent(req, mainAgent))
+	r.waitFor("Rewrite the lexer")
+	r.waitFor("2 Edit the plan")
+
+	r.send("e")
+	r.waitFor("Fix the parser")
+	r.waitFor("1 Approve the plan") // the panel is back, still unanswered
+	r.mu.Lock()
+	screen := strings.Join(r.vt.Lines(), "\n")
+	r.mu.Unlock()
+	if strings.Contains(screen, "Rewrite the lexer") {
+		t.Errorf("the panel still shows the old plan:\n%s", screen)
+	}
+	if args, err := os.ReadFile(filepath.Join(dir, "args")); err != nil || strings.TrimSpace(string(args)) != plan {
+		t.Errorf("the editor got %q, %v; want the plan file %s", args, err, plan)
+	}
+	if calls := r.sess.Calls(); len(calls) != 0 {
+		t.Errorf("editing answered the review: %v", calls)
+	}
+
+	// The full preview shows the edited plan too.
+	r.send("\x05") // Ctrl-E
+	r.waitFor("Full preview")
+	r.mu.Lock()
+	screen = strings.Join(r.vt.Lines(), "\n")
+	r.mu.Unlock()
+	if !strings.Contains(screen, "Fix the parser") || strings.Contains(screen, "Rewrite the lexer") {
+		t.Errorf("the full preview does not show the edited plan:\n%s", screen)
+	}
+	r.send("q")
+	r.waitFor("1 Approve the plan")
+
+	r.send("1")
+	want := `approval r1 approve_once "" [Approve]`
+	var calls []string
+	for deadline := time.Now().Add(rigTimeout); !slices.Contains(calls, want); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("session calls %v; want %s", calls, want)
+		}
+		calls = append(calls, r.sess.Calls()...)
+	}
+	if b, err := os.ReadFile(plan); err != nil || string(b) != edited {
+		t.Errorf("plan file at approval %q, %v; want the edit", b, err)
+	}
+
+	r.sess.bus.Publish(event.WithAgent(event.TurnEnded{Header: event.InTurn(1), Reason: event.EndCompleted}, mainAgent))
+	r.send("\x03")
+	r.waitFor("Press Ctrl+C again to exit")
+	r.send("\x03")
+	r.wait()
+	r.restored()
 }
