@@ -33,6 +33,9 @@ type shellRun struct {
 	logger  *slog.Logger
 	setup   setup
 	store   *session.Store
+	// notesMu guards notices: sessions opened in the background (the
+	// picker, /reload) report theirs while the interface runs.
+	notesMu sync.Mutex
 	notices []tui.Notice
 	// sandbox confines the commands of every session the run opens.
 	sandbox session.SandboxOptions
@@ -58,19 +61,19 @@ func runInteractive(o *options, env config.Env, p proc) int {
 		return printUsageError(p.stderr, needsTerminal())
 	}
 	st, err := loadSetup(p, env, logs, level, r.logger, func(msg string) {
-		r.notices = append(r.notices, tui.Notice{Text: msg, Warning: true})
+		r.notice(tui.Notice{Text: msg, Warning: true})
 	})
 	r.setup = st
 	if err != nil {
 		return r.fail(err)
 	}
 	r.store = session.NewStore(session.StoreOptions{Root: st.home, Logger: r.logger,
-		OnWarning: func(msg string) { r.notices = append(r.notices, tui.Notice{Text: msg, Warning: true}) }})
+		OnWarning: func(msg string) { r.notice(tui.Notice{Text: msg, Warning: true}) }})
 	settings, notes := tui.LoadSettings(filepath.Join(st.home, "tui.toml"), func(k string) string { return env[k] })
-	r.notices = append(r.notices, notes...)
+	r.notice(notes...)
 	r.sandbox = sandboxFor(st.cfg, o, false)
 	if o.skipsPermissions() && r.sandbox.Mode == sandbox.ModeOff {
-		r.notices = append(r.notices, tui.Notice{Text: "--yolo: commands run without a sandbox " +
+		r.notice(tui.Notice{Text: "--yolo: commands run without a sandbox " +
 			"(--sandbox workspace-write keeps it).", Warning: true})
 	}
 
@@ -91,8 +94,7 @@ func runInteractive(o *options, env config.Env, p proc) int {
 	if given && id == "" {
 		opts.Picker = true // -r or -S without an id
 	} else {
-		opts.Notices = r.notices
-		r.notices = nil
+		opts.Notices = r.takeNotices()
 		opts.Ask = r.trustQuestion(opts.UserHome)
 		opts.Start = func(ctx context.Context) (tui.Opened, error) {
 			s, err := r.open(ctx, id, o.cont && id == "", false)
@@ -106,7 +108,7 @@ func runInteractive(o *options, env config.Env, p proc) int {
 	var start *tui.StartError
 	switch {
 	case errors.As(err, &start):
-		r.notices = append(opts.Notices, r.notices...)
+		r.notice(append(opts.Notices, r.takeNotices()...)...)
 		var se *session.Error
 		if errors.As(start.Err, &se) && se.Code == session.CodeWorkDirMismatch {
 			fmt.Fprintf(p.stderr, "%s\n  %s\n", se.Error(), se.Hint())
@@ -145,17 +147,17 @@ func (r *shellRun) trustQuestion(userHome string) []tui.Ask {
 		Answer: func(choice int) error {
 			if choice != 0 {
 				r.logger.Info("workspace not trusted", "root", root)
-				r.notices = append(r.notices, tui.Notice{Warning: true, Text: fmt.Sprintf("%s is not trusted: %s take no effect "+
+				r.notice(tui.Notice{Warning: true, Text: fmt.Sprintf("%s is not trusted: %s take no effect "+
 					"(`kimigo trust` trusts it).", root, strings.Join(files, ", "))})
 				return nil
 			}
 			if err := session.Trust(fsys, r.setup.home, root); err != nil {
 				r.logger.Warn("trust the workspace", "root", root, "err", err)
-				r.notices = append(r.notices, tui.Notice{Warning: true, Text: fmt.Sprintf("%v; the folder stays untrusted.", err)})
+				r.notice(tui.Notice{Warning: true, Text: fmt.Sprintf("%v; the folder stays untrusted.", err)})
 				return nil
 			}
 			r.logger.Info("workspace trusted", "root", root)
-			r.notices = append(r.notices, tui.Notice{Text: "Trusted " + root + "."})
+			r.notice(tui.Notice{Text: "Trusted " + root + "."})
 			return nil
 		},
 	}}
@@ -205,7 +207,7 @@ func (r *shellRun) open(ctx context.Context, id string, cont, fresh bool) (*sess
 		Sandbox: r.sandbox, RunRules: flagRules(r.o), SkillsDirs: r.o.skillsDirs,
 		Plan: r.o.plan, Requests: session.Answered, Version: versionString(), Cards: true, CardTurns: new(replayTurns),
 		Logger: r.logger, LogTo: r.logs.switchTo,
-		Notify: func(n session.Notice) { r.notices = append(r.notices, tui.Notice{Text: n.Text, Warning: n.Warning}) }}
+		Notify: func(n session.Notice) { r.notice(tui.Notice{Text: n.Text, Warning: n.Warning}) }}
 	if !fresh {
 		so.Agent, so.AgentFiles = r.o.agent, r.o.agentFiles
 	}
@@ -234,19 +236,34 @@ func interactiveMode(o *options) event.PermissionMode {
 
 // opened is what the interface shows of a session it opened.
 func (r *shellRun) opened(s *session.Session) tui.Opened {
-	o := tui.Opened{Session: s, Replay: s.TakeTranscript(), Resumed: s.Resumed(), Notices: r.notices,
+	o := tui.Opened{Session: s, Replay: s.TakeTranscript(), Resumed: s.Resumed(), Notices: r.takeNotices(),
 		Model: s.Model().Alias}
 	o.Effort, o.Thinking = thinkingOf(s.Model())
 	for _, w := range s.Warnings() {
 		o.Notices = append(o.Notices, tui.Notice{Text: w, Warning: true})
 	}
-	r.notices = nil
 	return o
+}
+
+// notice keeps n for the interface to show with the next session opened.
+func (r *shellRun) notice(n ...tui.Notice) {
+	r.notesMu.Lock()
+	r.notices = append(r.notices, n...)
+	r.notesMu.Unlock()
+}
+
+// takeNotices returns the notices kept so far and forgets them.
+func (r *shellRun) takeNotices() []tui.Notice {
+	r.notesMu.Lock()
+	defer r.notesMu.Unlock()
+	n := r.notices
+	r.notices = nil
+	return n
 }
 
 // fail reports a failure before the interface started.
 func (r *shellRun) fail(err error) int {
-	for _, n := range r.notices { // the load warnings came before the failure
+	for _, n := range r.takeNotices() { // the load warnings came before the failure
 		if n.Warning {
 			fmt.Fprintln(r.p.stderr, "Warning: "+n.Text)
 		} else {
