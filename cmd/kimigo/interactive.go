@@ -26,13 +26,13 @@ const replayTurns = 10
 
 // shellRun is one interactive run: kimigo without -p (spec 06 §5).
 type shellRun struct {
-	o       *options
-	env     config.Env
-	p       proc
-	logs    *logFile
-	logger  *slog.Logger
-	setup   setup
-	store   *session.Store
+	o      *options
+	env    config.Env
+	p      proc
+	logs   *logFile
+	logger *slog.Logger
+	setup  setup
+	store  *session.Store
 	// notesMu guards notices: sessions opened in the background (the
 	// picker, /reload) report theirs while the interface runs.
 	notesMu sync.Mutex
