@@ -84,12 +84,11 @@ func TestSameMessageIsSameEncoding(t *testing.T) {
 		all = append(all, wireMessagesWith(s)...)
 		for i, m := range wireMessagesWith(s) {
 			for k, b := range m.Content {
-				c, ok := b.(cacheable)
-				if !ok {
+				if _, ok := b.(cacheable); !ok {
 					continue
 				}
 				toggled := wireMessagesWith(s)[i] // fresh blocks: only block k differs from m
-				c = toggled.Content[k].(cacheable)
+				c := toggled.Content[k].(cacheable)
 				var before []byte
 				before, _ = plainjson.Marshal(toggled.Content[k])
 				c.setCacheControl(ephemeral)
