@@ -142,11 +142,18 @@ func goalLine(b *strings.Builder, g *event.Goal) {
 	}
 }
 
-// goalUpdated shows a change of the goal's status or its completion; a
+// goalUpdated shows a change of the goal's status or its completion, and
+// a new goal the user did not type (the queue's next, the model's); a
 // snapshot without a change (work counted) shows nothing.
 func (m *Model) goalUpdated(e event.GoalUpdated) {
 	c := e.Change
 	if c == nil {
+		if g := e.Goal; g != nil && g.Status == "active" && g.TurnsUsed == 0 && g.TokensUsed == 0 &&
+			(len(m.prompts) == 0 || m.prompts[len(m.prompts)-1] != g.Objective) {
+			// a goal this interface did not start: the next of the queue,
+			// or one the model created
+			m.notice(render.Info, "Goal started: "+g.Objective)
+		}
 		return
 	}
 	text := "Goal " + c.Status

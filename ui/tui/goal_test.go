@@ -82,6 +82,8 @@ func TestGoalCommand(t *testing.T) {
 	do("/goal next write the docs")
 	r.contains(r.screen(), "✨ write the docs")
 	r.expectCalls(`queue goal "write the docs"`)
+	r.event(event.GoalUpdated{Goal: &event.Goal{Objective: "write the docs", Status: "active"}})
+	r.lacks(r.screen(), "Goal started: write the docs") // the user's prompt shows it already
 	r.event(event.TurnStarted{Header: event.InTurn(2)})
 	s.goal = &event.Goal{Objective: "write the docs", Status: "active"}
 	do("/goal next release it")
@@ -103,6 +105,8 @@ func TestGoalCommand(t *testing.T) {
 	r.event(event.GoalUpdated{Goal: nil, Change: &event.GoalChange{Kind: "completion", Status: "complete",
 		Stats: &event.GoalStats{TurnsUsed: 3, TokensUsed: 1500}}})
 	r.contains(r.screen(), "Goal complete after 3 turns and 1500 tokens.")
+	r.event(event.GoalUpdated{Goal: &event.Goal{Objective: "release it", Status: "active"}})
+	r.contains(r.screen(), "Goal started: release it")
 }
 
 // The session has goal and plan mode: /goal, /plan and Shift-Tab reach
