@@ -90,6 +90,7 @@ var applySamples = []struct {
 	{records.Type(goal.TypeCreate), goal.CreateRecord{GoalID: "g", Objective: "work"}},
 	{records.Type(goal.TypeUpdate), goal.UpdateRecord{Status: tools.GoalPaused, Reason: "lunch", TurnsUsed: intp(2)}},
 	{records.Type(goal.TypeClear), goal.ClearRecord{}},
+	{records.Type(goal.TypeQueue), goal.QueueRecord{Upcoming: []goal.Upcoming{{ID: "q", Objective: "next"}}}},
 	{records.Type(swarm.TypeEnter), swarm.EnterRecord{Trigger: swarm.TriggerManual}},
 	{records.Type(swarm.TypeExit), swarm.ExitRecord{}},
 }

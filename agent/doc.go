@@ -109,8 +109,9 @@
 //     fill the permission chain's slots; the goal store is the turn's goal
 //     driver; the post-replay phase pauses a restored active goal first;
 //     a forked record drops a copied goal and derives the fork reminder.
-//     StartGoal, PauseGoal, ResumeGoal and CancelGoal are the user's goal
-//     controls (spec 04 §6.11); goal events go out as event.GoalUpdated
+//     StartGoal, PauseGoal, ResumeGoal, CancelGoal and QueueGoal (/goal
+//     next: the store's queue, whose head the driver starts when a goal
+//     completes) are the user's goal controls (spec 04 §6.11); goal events go out as event.GoalUpdated
 //     and the status carries plan mode.
 //   - the host of swarm mode (swarm_mode.go): Options.Swarm is bound to
 //     the commit path; swarm_mode.exit takes the enter reminder back

@@ -51,6 +51,9 @@ func (a *Agent) Plan() *plan.Mode { return a.o.Plan }
 // Goals is the agent's goal mode, nil without one.
 func (a *Agent) Goals() *goal.Store { return a.o.Goals }
 
+// The goal store is the driver's queue of upcoming goals as well.
+var _ turn.GoalQueue = (*goal.Store)(nil)
+
 // goalDriver is the turn's view of goal mode, nil without one.
 func (a *Agent) goalDriver() turn.GoalStore {
 	if a.o.Goals == nil {
@@ -275,17 +278,42 @@ func (a *Agent) ResumeGoal(ctx context.Context) (turn.Launch, error) {
 	return a.Prompt(ctx, []llm.ContentPart{llm.TextPart(resumeGoalPrompt)}, nil)
 }
 
-// CancelGoal removes the goal as the user, cancels the running turn and
-// returns the goal as it was (/goal cancel).
-func (a *Agent) CancelGoal(ctx context.Context) (goal.Snapshot, error) {
+// CancelGoal removes the goal and the goals queued after it as the user,
+// cancels the running turn and returns the goal as it was, nil when only
+// the queue was emptied (/goal cancel).
+func (a *Agent) CancelGoal(ctx context.Context) (*goal.Snapshot, error) {
 	if a.o.Goals == nil {
-		return goal.Snapshot{}, errNoGoals
+		return nil, errNoGoals
 	}
 	snap, err := a.o.Goals.Cancel(ctx, goal.ActorUser)
-	if err != nil {
+	if err != nil || snap == nil {
 		return snap, err
 	}
 	return snap, a.cancelIfRunning(ctx)
+}
+
+// QueueGoal queues a goal with objective to start when the current one
+// completes (/goal next <objective>; spec 06 §5.11). With no current goal
+// the queue's head starts now: as a goal with its objective as the prompt
+// when nothing runs (the returned launch), else when the running turn
+// ends. A paused or blocked goal keeps the queue waiting.
+func (a *Agent) QueueGoal(ctx context.Context, objective string) (goal.Upcoming, turn.Launch, error) {
+	if a.o.Goals == nil {
+		return goal.Upcoming{}, turn.Launch{}, errNoGoals
+	}
+	u, err := a.o.Goals.Enqueue(ctx, objective)
+	if err != nil || !a.o.Goals.NextPending() || a.HasActiveTurn() {
+		return u, turn.Launch{}, err
+	}
+	if err := a.turns.WaitSettled(ctx); err != nil {
+		return u, turn.Launch{}, fmt.Errorf("start queued goal: %w", err)
+	}
+	next, ok, err := a.o.Goals.TakeNext(ctx)
+	if err != nil || !ok { // a turn that just ended took it
+		return u, turn.Launch{}, err
+	}
+	l, err := a.Prompt(ctx, []llm.ContentPart{llm.TextPart(next)}, nil)
+	return u, l, err
 }
 
 func (a *Agent) cancelIfRunning(ctx context.Context) error {

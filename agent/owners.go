@@ -71,6 +71,7 @@ var recordOwners = map[records.Type]owner{
 	records.Type(goal.TypeCreate): {"goal mode", (*Agent).applyGoal},
 	records.Type(goal.TypeUpdate): {"goal mode", (*Agent).applyGoal},
 	records.Type(goal.TypeClear):  {"goal mode", (*Agent).applyGoal},
+	records.Type(goal.TypeQueue):  {"goal mode", (*Agent).applyGoal},
 	// Swarm mode (swarm_mode.go).
 	records.Type(swarm.TypeEnter): {"swarm mode", (*Agent).applySwarm},
 	records.Type(swarm.TypeExit):  {"swarm mode", (*Agent).applySwarm},

@@ -10,7 +10,8 @@ import (
 )
 
 // specRecordTypes is the record catalogue of spec 02 §6.3, plus kimigo's
-// own turn.launch (ERRATA 31).
+// own turn.launch (ERRATA 31) and goal.queue (the /goal next queue, which
+// upstream keeps beside the log in upcoming-goals.json).
 var specRecordTypes = []records.Type{
 	"metadata", "forked", "turn.prompt", "turn.steer", "turn.cancel", "turn.launch", "config.update",
 	"profile.bind", "tools.reset_active_tools", "permission.set_mode", "permission.record_approval_result",
@@ -18,7 +19,7 @@ var specRecordTypes = []records.Type{
 	"plan_mode.enter", "plan_mode.cancel", "plan_mode.exit", "swarm_mode.enter", "swarm_mode.exit",
 	"tools.register_user_tool", "tools.unregister_user_tool", "tools.set_active_tools", "tools.update_store",
 	"usage.record", "context.append_message", "context.append_loop_event", "context.update_token_count",
-	"context.clear", "context.apply_compaction", "context.undo", "goal.create", "goal.update", "goal.clear",
+	"context.clear", "context.apply_compaction", "context.undo", "goal.create", "goal.update", "goal.clear", "goal.queue",
 	"llm.tools_snapshot", "llm.request", "mcp.tools_discovered",
 }
 

@@ -54,7 +54,8 @@
 // the goal-start request: answered like any other, except that no answer
 // is remembered (a session or always choice approves that plan only), and
 // no rule skips it. A --plan session nobody answers leaves plan mode
-// unreviewed, its plan being its answer; /goal next is a front end's own queue, nothing here. StartGoal
+// unreviewed, its plan being its answer. QueueGoal is /goal next: a queue of goals
+// (recorded, restored on resume) whose head starts when a goal completes. StartGoal
 // and ResumeGoal refuse while a turn runs; goal errors carry the goal's
 // codes (ErrNoGoal for goal.not_found).
 //

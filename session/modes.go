@@ -56,7 +56,7 @@ const (
 	GoalResume     = goal.CommandResume     // "/goal resume"
 	GoalCancel     = goal.CommandCancel     // "/goal cancel"
 	GoalBudget     = goal.CommandBudget     // "/goal budget <value> <unit>"
-	GoalNext       = goal.CommandNext       // "/goal next <objective>": a front end's queue
+	GoalNext       = goal.CommandNext       // "/goal next <objective>": QueueGoal
 	GoalNextManage = goal.CommandNextManage // "/goal next manage"
 )
 
@@ -100,14 +100,41 @@ func (s *Session) ResumeGoal(ctx context.Context) error {
 	return err
 }
 
-// CancelGoal removes the goal and cancels its running turn (/goal
-// cancel); it returns the goal as it was.
+// CancelGoal removes the goal and the goals queued after it, and cancels
+// its running turn (/goal cancel); it returns the goal as it was, nil
+// when there was only a queue.
 func (s *Session) CancelGoal(ctx context.Context) (*event.Goal, error) {
 	g, err := s.agent.CancelGoal(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return agent.EventGoal(&g), nil
+	return agent.EventGoal(g), nil
+}
+
+// QueueGoal queues a goal with objective to start when the current goal
+// completes (/goal next <objective>); with no current goal it starts now,
+// or when the running turn ends. It returns the objectives queued after.
+func (s *Session) QueueGoal(ctx context.Context, objective string) ([]string, error) {
+	_, l, err := s.agent.QueueGoal(ctx, objective)
+	if err != nil {
+		return nil, err
+	}
+	if g := s.Goal(); g != nil && (l.Launched || l.Buffered) {
+		if err := s.RecordPrompt(g.Objective); err != nil {
+			s.logger.Warn("update session state after the goal's prompt", "err", err)
+		}
+	}
+	return s.UpcomingGoals(), nil
+}
+
+// UpcomingGoals are the objectives of the goals queued by /goal next,
+// first to start first.
+func (s *Session) UpcomingGoals() []string {
+	var out []string
+	for _, u := range s.agent.Goals().Upcoming() {
+		out = append(out, u.Objective)
+	}
+	return out
 }
 
 // SetGoalBudget sets a budget of the goal as the user (/goal budget); a

@@ -307,3 +307,69 @@ func mustRead(t *testing.T, r *rig) string {
 	}
 	return string(b)
 }
+
+// /goal next through the session (spec 06 §5.11): a goal queued behind a
+// blocked goal waits, survives closing and resuming the session, and
+// starts by itself once the resumed goal completes; its objective is the
+// user's prompt.
+func TestSessionGoalQueue(t *testing.T) {
+	r := newRig(t)
+	r.srv.Add(llmtest.ToolCall("b1", "UpdateGoal", `{"status":"blocked"}`), llmtest.Text("Blocked."))
+	ctx := t.Context()
+	s, err := session.Open(ctx, r.opts(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := s.Subscribe()
+	if err := s.StartGoal(ctx, "ship it", false); err != nil {
+		t.Fatal(err)
+	}
+	goalEvents(t, sub)
+	sub.Close()
+	queued, err := s.QueueGoal(ctx, "announce it")
+	if err != nil || len(queued) != 1 || queued[0] != "announce it" {
+		t.Fatalf("QueueGoal behind a blocked goal = %q, %v", queued, err)
+	}
+	if n := len(r.srv.Requests()); n != 2 {
+		t.Errorf("%d requests; the queued goal must wait behind the blocked one", n)
+	}
+	id := s.ID()
+	closeSession(t, s)
+
+	r.srv.Add(llmtest.ToolCall("u1", "UpdateGoal", `{"status":"complete"}`), llmtest.Text("Shipped."),
+		llmtest.ToolCall("u2", "UpdateGoal", `{"status":"complete"}`), llmtest.Text("Announced."))
+	s, err = session.Open(ctx, r.resumeOpts(id, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeSession(t, s)
+	if got := s.UpcomingGoals(); len(got) != 1 || got[0] != "announce it" {
+		t.Fatalf("resumed queue %q", got)
+	}
+	sub = s.Subscribe()
+	defer sub.Close()
+	if err := s.ResumeGoal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var created []string
+	deadline, cancel := context.WithTimeout(ctx, time.Minute) // a deadlock guard, not a measurement
+	defer cancel()
+	for len(r.srv.Requests()) < 6 || s.Goal() != nil || len(created) < 1 {
+		ev, err := sub.Next(deadline)
+		if err != nil {
+			t.Fatalf("waiting for the queued goal: %v (created %q)", err, created)
+		}
+		if e, ok := ev.(event.GoalUpdated); ok && e.Goal != nil && e.Goal.Status == "active" && e.Goal.TurnsUsed == 0 {
+			created = append(created, e.Goal.Objective)
+		}
+	}
+	if len(created) != 1 || created[0] != "announce it" {
+		t.Errorf("goals started %q", created)
+	}
+	if !sentText(r.sentMessages(4), "announce it") {
+		t.Errorf("the queued goal's objective was not sent: %v", r.sentMessages(4))
+	}
+	if got := s.UpcomingGoals(); len(got) != 0 {
+		t.Errorf("queue after the start %q", got)
+	}
+}

@@ -13,6 +13,12 @@
 //     goal (record.go, store.go).
 //   - the driver's view (driver.go): Active, OverBudget, IncrementTurn and
 //     RecordTokenUsage, for agent/turn's goal driver (turn.GoalStore).
+//   - the queue of upcoming goals, /goal next (queue.go): Enqueue records
+//     the whole queue (goal.queue); a completion makes its head due and
+//     the driver starts it (NextPending, TakeNext: one goal.create with
+//     the queued id, which takes it off the queue). Paused, blocked and
+//     cancelled goals start nothing; Cancel empties the queue; a fork
+//     drops it; a resume restores it and starts nothing by itself.
 //   - the goal-start review, policy 11 of the permission chain (policy.go).
 //   - the goal reminder of the boundary group and the cancel and fork
 //     reminders (reminder.go, text/*.md).
@@ -35,6 +41,7 @@
 //   - Apply reads no clock: the record's time opens an active interval.
 //
 // Tests: store_test.go (S65, S69, S74–S77, the state machine),
+// queue_test.go (the queue, its records and replay),
 // tools_test.go (S82, S83, S92), reminder_test.go (S85), command_test.go
 // (the grammar and FuzzParseCommand); the driver scenarios (S66–S73,
 // S78–S81, S84, S86, S87) in agent/modes_test.go.

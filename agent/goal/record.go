@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/kimigo/kimigo/agent/history"
 	"github.com/kimigo/kimigo/tools"
@@ -18,10 +19,13 @@ const (
 	TypeCreate RecordType = "goal.create"
 	TypeUpdate RecordType = "goal.update"
 	TypeClear  RecordType = "goal.clear"
+	// TypeQueue holds the goals queued to start after the current one
+	// (/goal next), the whole queue after each change.
+	TypeQueue RecordType = "goal.queue"
 )
 
 // RecordTypes lists every record type goal mode owns.
-func RecordTypes() []RecordType { return []RecordType{TypeCreate, TypeUpdate, TypeClear} }
+func RecordTypes() []RecordType { return []RecordType{TypeCreate, TypeUpdate, TypeClear, TypeQueue} }
 
 // Payload is the content of one of goal mode's records; its JSON is the
 // record's fields without "type" and "time".
@@ -55,10 +59,25 @@ type UpdateRecord struct {
 // ClearRecord is goal.clear: the goal is gone.
 type ClearRecord struct{}
 
+// QueueRecord is goal.queue: the queue of upcoming goals as it is after
+// the change, oldest first. A goal.create whose goalId names a queued goal
+// takes it off the queue, so starting the next goal is one record.
+type QueueRecord struct {
+	Upcoming []Upcoming `json:"upcoming"`
+}
+
+// Upcoming is a goal queued by /goal next: the id the goal will have once
+// it starts, and its objective.
+type Upcoming struct {
+	ID        string `json:"id"`
+	Objective string `json:"objective"`
+}
+
 // RecordType implementations.
 func (CreateRecord) RecordType() RecordType { return TypeCreate }
 func (UpdateRecord) RecordType() RecordType { return TypeUpdate }
 func (ClearRecord) RecordType() RecordType  { return TypeClear }
+func (QueueRecord) RecordType() RecordType  { return TypeQueue }
 
 // DecodeRecord reads the payload of a record of type t from data. An
 // unknown type or a malformed payload is an error naming the type and the
@@ -83,6 +102,12 @@ func DecodeRecord(t RecordType, data []byte) (Payload, error) {
 		p = r
 	case TypeClear:
 		p = ClearRecord{}
+	case TypeQueue:
+		var r QueueRecord
+		if err = json.Unmarshal(data, &r); err == nil {
+			err = r.check()
+		}
+		p = r
 	default:
 		return nil, fmt.Errorf("decode record: %q is not a goal record", t)
 	}
@@ -90,6 +115,19 @@ func DecodeRecord(t RecordType, data []byte) (Payload, error) {
 		return nil, fmt.Errorf("decode %s record: %w", t, err)
 	}
 	return p, nil
+}
+
+// check refuses a queue with a goal without an id or an objective.
+func (r QueueRecord) check() error {
+	for i, u := range r.Upcoming {
+		switch {
+		case u.ID == "":
+			return fmt.Errorf("upcoming[%d].id is empty", i)
+		case strings.TrimSpace(u.Objective) == "":
+			return fmt.Errorf("upcoming[%d].objective is empty", i)
+		}
+	}
+	return nil
 }
 
 // check refuses an update no goal could have written.

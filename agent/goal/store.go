@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -91,9 +92,15 @@ type Store struct {
 	// (inside Commit), never after it.
 	op sync.Mutex
 
-	mu   sync.Mutex // guards the fields below; taken by Apply under the agent's lock
-	host Host
-	g    *state
+	mu    sync.Mutex // guards the fields below; taken by Apply under the agent's lock
+	host  Host
+	g     *state
+	queue []Upcoming // goals queued by /goal next, oldest first
+	// next is set when the head of the queue is due to start once the
+	// running turn ends: the goal completed, or a goal was queued with
+	// none current. It is the runtime's intent, never restored: a resumed
+	// session starts nothing by itself.
+	next bool
 }
 
 // New returns an empty store for o.
@@ -185,6 +192,8 @@ func (s *Store) Apply(p Payload, at time.Time) error {
 		}
 		s.g = &state{id: r.GoalID, objective: r.Objective, criterion: r.CompletionCriterion,
 			status: tools.GoalActive, resumedAt: at}
+		s.queue = slices.DeleteFunc(s.queue, func(u Upcoming) bool { return u.ID == r.GoalID })
+		s.next = false
 	case UpdateRecord:
 		if err := r.check(); err != nil {
 			return fmt.Errorf("apply %s: %w", TypeUpdate, err)
@@ -194,6 +203,14 @@ func (s *Store) Apply(p Payload, at time.Time) error {
 		}
 	case ClearRecord:
 		s.g = nil
+	case QueueRecord:
+		if err := r.check(); err != nil {
+			return fmt.Errorf("apply %s: %w", TypeQueue, err)
+		}
+		s.queue = slices.Clone(r.Upcoming)
+		if len(s.queue) == 0 {
+			s.next = false
+		}
 	default:
 		return fmt.Errorf("apply goal record: unsupported payload %T", p)
 	}
@@ -236,13 +253,14 @@ func (g *state) update(r UpdateRecord, at time.Time) {
 }
 
 // DropForFork clears a goal copied from the source of a fork (the forked
-// record, spec 02 §6.3) and reports whether there was one; the caller adds
-// the fork reminder (ForkReminder). Like Apply it writes nothing.
+// record, spec 02 §6.3), and the queue after it, and reports whether there
+// was a goal; the caller adds the fork reminder (ForkReminder). Like Apply
+// it writes nothing.
 func (s *Store) DropForFork() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	had := s.g != nil
-	s.g = nil
+	s.g, s.queue, s.next = nil, nil, false
 	return had
 }
 
@@ -420,6 +438,11 @@ func (s *Store) Complete(ctx context.Context, reason string, actor Actor) (*Snap
 		err = s.commit(ctx, ClearRecord{})
 		cleared = err == nil
 	}
+	if cleared {
+		s.mu.Lock()
+		s.next = len(s.queue) > 0 // the next goal starts once this turn ends
+		s.mu.Unlock()
+	}
 	s.op.Unlock()
 	if final != nil {
 		s.publish(Event{Snapshot: final, Change: &Change{Kind: ChangeCompletion, Status: tools.GoalComplete,
@@ -452,29 +475,40 @@ func (s *Store) SetBudget(ctx context.Context, limits tools.GoalBudgetLimits, ac
 	return *after, nil
 }
 
-// Cancel removes the goal in any status and returns it as it was (spec 04
-// §6.3 CancelGoal); without a goal it fails with ErrNotFound. When the
-// user cancels, a reminder tells the model to disregard the goal's
-// earlier reminders.
-func (s *Store) Cancel(ctx context.Context, actor Actor) (Snapshot, error) {
+// Cancel removes the goal in any status, and the goals queued after it,
+// and returns the goal as it was (spec 04 §6.3 CancelGoal, /goal cancel);
+// with neither a goal nor a queue it fails with ErrNotFound. With only a
+// queue it empties the queue and returns no goal. When the user cancels a
+// goal, a reminder tells the model to disregard its earlier reminders.
+func (s *Store) Cancel(ctx context.Context, actor Actor) (*Snapshot, error) {
 	s.op.Lock()
 	cur, _ := s.current()
-	if cur == nil {
+	queued := len(s.Upcoming())
+	if cur == nil && queued == 0 {
 		s.op.Unlock()
-		return Snapshot{}, ErrNotFound
+		return nil, ErrNotFound
 	}
-	err := s.commit(ctx, ClearRecord{})
+	var err error
+	if cur != nil {
+		err = s.commit(ctx, ClearRecord{})
+	}
+	if err == nil && queued > 0 {
+		err = s.commit(ctx, QueueRecord{Upcoming: []Upcoming{}})
+	}
 	s.op.Unlock()
 	if err != nil {
-		return Snapshot{}, err
+		return nil, err
+	}
+	if cur == nil {
+		return nil, nil
 	}
 	s.publish(Event{})
 	if h := s.bound(); h != nil && actor == ActorUser {
 		if err := h.AppendMessage(ctx, CancelReminder()); err != nil {
-			return *cur, fmt.Errorf("remind of the cancelled goal: %w", err)
+			return cur, fmt.Errorf("remind of the cancelled goal: %w", err)
 		}
 	}
-	return *cur, nil
+	return cur, nil
 }
 
 // NormalizeAfterReplay settles a goal restored from records (spec 04

@@ -134,6 +134,19 @@ type GoalStore interface {
 	PauseOnInterrupt(ctx context.Context, reason string) error
 }
 
+// GoalQueue is the goal driver's view of the queue of upcoming goals
+// (/goal next), when the GoalStore has one: the next goal starts in the
+// same worker, its objective as the user's prompt, once the turn that
+// ended the last goal (or ran while a goal was queued with none current)
+// completed.
+type GoalQueue interface {
+	// NextPending reports that a queued goal is due to start.
+	NextPending() bool
+	// TakeNext starts it and returns its objective; ok is false when none
+	// is due.
+	TakeNext(ctx context.Context) (objective string, ok bool, err error)
+}
+
 // HookEvent names a lifecycle hook event (spec 06 §6.4).
 type HookEvent string
 

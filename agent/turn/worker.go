@@ -47,8 +47,28 @@ func (f *TurnFlow) work(t *activeTurn, input []llm.ContentPart, origin *history.
 }
 
 // turnWorker runs a standalone turn, or the goal driver when a goal is
-// active or becomes active during the turn (spec 03 §1.4).
+// active or becomes active during the turn (spec 03 §1.4); then, while a
+// queued goal is due after a completed turn, it starts that goal and
+// drives it too.
 func (f *TurnFlow) turnWorker(t *activeTurn, input []llm.ContentPart, origin *history.Origin) Result {
+	res := f.oneWork(t, input, origin)
+	q, ok := f.o.Goals.(GoalQueue)
+	for ok && res.Event.Reason == event.EndCompleted && q.NextPending() {
+		objective, started, err := q.TakeNext(t.ctx)
+		if err != nil {
+			f.log.Warn("starting the next goal failed", "error", err)
+		}
+		if !started {
+			break
+		}
+		res = f.driveGoal(t, f.allocate(), []llm.ContentPart{llm.TextPart(objective)}, nil)
+	}
+	return res
+}
+
+// oneWork is a standalone turn with the goal driver after it, or the goal
+// driver alone.
+func (f *TurnFlow) oneWork(t *activeTurn, input []llm.ContentPart, origin *history.Origin) Result {
 	g := f.o.Goals
 	if g != nil && g.Active() {
 		return f.driveGoal(t, t.id, input, origin)
@@ -129,6 +149,20 @@ func (f *TurnFlow) endWithoutModel(t *activeTurn, turnID int, input []llm.Conten
 	f.release(t)
 	f.emit(ev)
 	return Result{Event: ev}
+}
+
+// goalGoesOn reports that the worker runs another turn after this one: a
+// goal is active, or a queued goal is due to start.
+func (f *TurnFlow) goalGoesOn() bool {
+	g := f.o.Goals
+	if g == nil {
+		return false
+	}
+	if g.Active() {
+		return true
+	}
+	q, ok := g.(GoalQueue)
+	return ok && q.NextPending()
 }
 
 // originKind is the origin a turn.started shows: the kind of the input
@@ -238,7 +272,7 @@ func (f *TurnFlow) runOneTurn(t *activeTurn, turnID int, input []llm.ContentPart
 	}
 	ev := event.TurnEnded{Header: event.InTurn(turnID), Reason: out.reason, Error: out.err,
 		DurationMs: max(0, f.now().Sub(started).Milliseconds()), RepeatStop: out.repeat}
-	if f.CurrentID() == turnID && (f.o.Goals == nil || !f.o.Goals.Active()) {
+	if f.CurrentID() == turnID && !f.goalGoesOn() {
 		// The worker ends after this turn (no goal goes on): let go of the
 		// slot before turn.ended, since a listener may prompt again (spec
 		// 03 §7.2), a goal's last turn as much as a lone one.

@@ -111,6 +111,18 @@ func TestS17HeadlessGoal(t *testing.T) {
 			t.Errorf("the model did not get the text: %s", body)
 		}
 	})
+	t.Run("next is a prompt too", func(t *testing.T) { // spec 06 §1.6.1 step 6: a print run has no queue
+		t.Parallel()
+		c := newCLI(t)
+		srv := c.fake("openai", llmtest.Text("Noted."))
+		r := c.run("-p", "/goal next ship it")
+		if r.code != 0 || strings.Contains(r.stderr, "Goal [") || len(srv.Requests()) != 1 {
+			t.Errorf("run:\n%v", r)
+		}
+		if body := string(srv.Request(0).Body); !strings.Contains(body, "/goal next ship it") {
+			t.Errorf("the model did not get the text: %s", body)
+		}
+	})
 	t.Run("a bad form fails first", func(t *testing.T) {
 		t.Parallel()
 		c := newCLI(t)

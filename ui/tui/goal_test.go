@@ -13,6 +13,7 @@ import (
 type goaled struct {
 	*recorder
 	goal *event.Goal
+	next []string
 }
 
 func (g *goaled) StartGoal(_ context.Context, objective string, replace bool) error {
@@ -26,6 +27,11 @@ func (g *goaled) CancelGoal(context.Context) (*event.Goal, error) {
 	g.log("cancel goal")
 	return g.goal, nil
 }
+func (g *goaled) QueueGoal(_ context.Context, objective string) ([]string, error) {
+	g.log("queue goal %q", objective)
+	return g.next, nil
+}
+func (g *goaled) UpcomingGoals() []string { return g.next }
 func (g *goaled) SetGoalBudget(_ context.Context, b tools.GoalBudgetRequest) error {
 	g.log("goal budget %v", b)
 	return nil
@@ -68,12 +74,39 @@ func TestGoalCommand(t *testing.T) {
 	if len(calls) != 2 || calls[1] != "cancel goal" {
 		t.Errorf("calls %q; want a budget and a cancel", calls)
 	}
-	do("/goal next later")
-	r.contains(r.screen(), "/goal next) is not available")
+	// /goal next: with no goal and nothing running the goal starts now,
+	// else it is queued; the queue shows in /goal and /goal cancel
+	// drops it.
+	s.goal = nil
+	r.sess.Calls()
+	do("/goal next write the docs")
+	r.contains(r.screen(), "✨ write the docs")
+	r.expectCalls(`queue goal "write the docs"`)
+	r.event(event.GoalUpdated{Goal: &event.Goal{Objective: "write the docs", Status: "active"}})
+	r.lacks(r.screen(), "Goal started: write the docs") // the user's prompt shows it already
+	r.event(event.TurnStarted{Header: event.InTurn(2)})
+	s.goal = &event.Goal{Objective: "write the docs", Status: "active"}
+	do("/goal next release it")
+	r.contains(r.screen(), "Queued goal 1: release it. It starts when the current goal completes.")
+	r.expectCalls(`queue goal "release it"`)
+	s.next = []string{"release it", "announce it"}
+	do("/goal")
+	r.contains(r.screen(), "Goal (active): write the docs · 0 turns · 0 tokens")
+	r.contains(r.screen(), "Next 1: release it")
+	r.contains(r.screen(), "Next 2: announce it")
+	do("/goal cancel")
+	r.contains(r.screen(), "Dropped 2 queued goals.")
+	r.expectCalls("cancel goal")
+	r.event(event.TurnEnded{Header: event.InTurn(2), Reason: event.EndCancelled})
+	s.goal, s.next = nil, nil
+	do("/goal next manage")
+	r.contains(r.screen(), "/goal next manage) is not available")
 
 	r.event(event.GoalUpdated{Goal: nil, Change: &event.GoalChange{Kind: "completion", Status: "complete",
 		Stats: &event.GoalStats{TurnsUsed: 3, TokensUsed: 1500}}})
 	r.contains(r.screen(), "Goal complete after 3 turns and 1500 tokens.")
+	r.event(event.GoalUpdated{Goal: &event.Goal{Objective: "release it", Status: "active"}})
+	r.contains(r.screen(), "Goal started: release it")
 }
 
 // The session has goal and plan mode: /goal, /plan and Shift-Tab reach
