@@ -147,7 +147,7 @@ func (p *Provider) requestBody(req *llm.Request) (*wire.Body[wireMessage], error
 	return wire.NewBody(wire.BodyParts[wireMessage]{
 		Head: head, Tail: w.bytes(), More: more, Messages: msgWire, Comma: req.System != "",
 		Encode: func(dst []byte, m *wireMessage) ([]byte, error) { return appendMessage(dst, m, e) },
-		Sizes:  p.sizes, Key: *e,
+		Sizes:  p.sizes, Key: *e, Equal: sameMessage,
 	})
 }
 
