@@ -2,11 +2,15 @@ package openai
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kimigo/kimigo/llm"
+	"github.com/kimigo/kimigo/llm/internal/wire"
 )
 
 // encodedMessages builds a request body with p and returns its messages.
@@ -165,6 +169,126 @@ func TestRequestBytesAreStable(t *testing.T) {
 		again, _ := p.encodeRequest(req)
 		if string(again) != string(first) {
 			t.Fatalf("request bytes differ between builds:\n%s\n%s", first, again)
+		}
+	}
+}
+
+// sameMessageVariants are a message with every field set, a copy of it in
+// other memory, and variants that each differ from it in one field, a nil
+// slice or pointer against an empty or set one included.
+func sameMessageVariants() []wireMessage {
+	reasoning, otherReasoning := "think", "thought"
+	base := wireMessage{
+		role: llm.RoleAssistant, kind: contentParts, text: "t", name: "n", reasoning: &reasoning, toolCallID: "id",
+		parts:     []llm.ContentPart{llm.TextPart("a"), {Type: llm.PartImageURL, Media: &llm.MediaURL{URL: "u", ID: "i"}}},
+		toolCalls: []llm.ToolCall{{ID: "c", Name: "Read", Arguments: `{"a":1}`, Extras: json.RawMessage(`{"x":1}`)}},
+		tools:     []llm.Tool{{Name: "T", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
+	}
+	clone := func(f func(m *wireMessage)) wireMessage {
+		m := base
+		m.parts = slices.Clone(base.parts)
+		m.parts[1].Media = &llm.MediaURL{URL: "u", ID: "i"}
+		m.toolCalls = slices.Clone(base.toolCalls)
+		m.toolCalls[0].Extras = slices.Clone(base.toolCalls[0].Extras)
+		m.tools = slices.Clone(base.tools)
+		r := strings.Clone(reasoning)
+		m.reasoning = &r
+		f(&m)
+		return m
+	}
+	return []wireMessage{
+		base,
+		clone(func(m *wireMessage) {}),
+		clone(func(m *wireMessage) { m.role = llm.RoleUser }),
+		clone(func(m *wireMessage) { m.kind = contentString }),
+		clone(func(m *wireMessage) { m.text = "u" }),
+		clone(func(m *wireMessage) { m.name = "m" }),
+		clone(func(m *wireMessage) { m.toolCallID = "id2" }),
+		clone(func(m *wireMessage) { m.reasoning = nil }),
+		clone(func(m *wireMessage) { m.reasoning = &otherReasoning }),
+		clone(func(m *wireMessage) { m.parts = nil }),
+		clone(func(m *wireMessage) { m.parts = []llm.ContentPart{} }),
+		clone(func(m *wireMessage) { m.parts = m.parts[:1] }),
+		clone(func(m *wireMessage) { m.parts[0].Type = llm.PartThink }),
+		clone(func(m *wireMessage) { m.parts[0].Text = "b" }),
+		clone(func(m *wireMessage) { m.parts[0].Think = "b" }),
+		clone(func(m *wireMessage) { m.parts[0].Encrypted = "b" }),
+		clone(func(m *wireMessage) { m.parts[1].Media = nil }),
+		clone(func(m *wireMessage) { m.parts[1].Media.URL = "v" }),
+		clone(func(m *wireMessage) { m.parts[1].Media.ID = "j" }),
+		clone(func(m *wireMessage) { m.toolCalls = nil }),
+		clone(func(m *wireMessage) { m.toolCalls = []llm.ToolCall{} }),
+		clone(func(m *wireMessage) { m.toolCalls[0].ID = "d" }),
+		clone(func(m *wireMessage) { m.toolCalls[0].Name = "Write" }),
+		clone(func(m *wireMessage) { m.toolCalls[0].Arguments = `{"a":2}` }),
+		clone(func(m *wireMessage) { m.toolCalls[0].Extras = nil }),
+		clone(func(m *wireMessage) { m.toolCalls[0].Extras = json.RawMessage{} }),
+		clone(func(m *wireMessage) { m.toolCalls[0].Extras = json.RawMessage(`{"x":2}`) }),
+		clone(func(m *wireMessage) { m.tools = nil }),
+		clone(func(m *wireMessage) { m.tools = []llm.Tool{} }),
+		clone(func(m *wireMessage) { m.tools[0].Name = "U" }),
+		clone(func(m *wireMessage) { m.tools[0].Description = "e" }),
+		clone(func(m *wireMessage) { m.tools[0].Parameters = json.RawMessage(`{"type":"string"}`) }),
+		clone(func(m *wireMessage) { m.tools[0].Deferred = true }),
+	}
+}
+
+// sameMessage, which wire.Sizes uses to spare re-encoding a repeated
+// message, agrees with reflect.DeepEqual, which it replaced, on every pair
+// of a message and its one-field variants; messages it calls the same
+// encode to the same bytes; and it compares every field wireMessage has.
+func TestSameMessageIsDeepEqual(t *testing.T) {
+	if n := reflect.TypeFor[wireMessage]().NumField(); n != 9 {
+		t.Fatalf("wireMessage has %d fields; sameMessage and this test compare 9", n)
+	}
+	vs := sameMessageVariants()
+	for _, e := range []*encoder{{kimi: true, reasoningKey: "reasoning_content"}, {reasoningKey: "reasoning"}} {
+		for i := range vs {
+			for j := range vs {
+				a, b := &vs[i], &vs[j]
+				same, deep := sameMessage(a, b), reflect.DeepEqual(a, b)
+				if same != deep {
+					t.Errorf("variants %d and %d: sameMessage %v, reflect.DeepEqual %v", i, j, same, deep)
+				}
+				if !same {
+					continue
+				}
+				ea, errA := appendMessage(nil, a, e)
+				eb, errB := appendMessage(nil, b, e)
+				if string(ea) != string(eb) || (errA == nil) != (errB == nil) {
+					t.Errorf("variants %d and %d are the same but encode differently:\n%s\n%s", i, j, ea, eb)
+				}
+			}
+		}
+	}
+}
+
+// A request whose messages differ from the last request's in one field at
+// the same position is measured afresh: every body is as long as it says,
+// alternating between the message and each of its variants.
+func TestRepeatedMessagesAreMeasuredByTheirFields(t *testing.T) {
+	for _, fl := range []Flavour{Kimi, OpenAI} {
+		p := New(Options{Flavour: fl, APIKey: "k", Model: "m"})
+		vs := sameMessageVariants()
+		for i := range vs {
+			for _, m := range []*wireMessage{&vs[0], &vs[i]} {
+				e := &encoder{kimi: fl == Kimi, reasoningKey: p.dialect.outbound()}
+				body, err := wire.NewBody(wire.BodyParts[wireMessage]{
+					Head: []byte(`[`), Tail: []byte(`]`), Messages: []wireMessage{*m},
+					Encode: func(dst []byte, m *wireMessage) ([]byte, error) { return appendMessage(dst, m, e) },
+					Sizes:  p.sizes, Key: *e, Equal: sameMessage,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := body.Bytes()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(len(b)) != body.Len() {
+					t.Errorf("%v, variant %d: body of %d bytes says it has %d", fl, i, len(b), body.Len())
+				}
+			}
 		}
 	}
 }

@@ -32,6 +32,12 @@
 //     its content type (TestStreamErrors, faults_test.go).
 //   - A request body is encoded a message at a time while it is sent, with
 //     its Content-Length, never into one buffer (TestRequestBodyIsStreamed).
+//     The tool table is encoded once while unchanged and sent from that
+//     cache as it is, after the tail (TestToolTableEncodedOnceWhileUnchanged,
+//     TestSameToolTableSendsTheGoldenBodyTwice); a repeated message is
+//     recognised by its fields, as reflect.DeepEqual would
+//     (TestSameMessageIsDeepEqual,
+//     TestRepeatedMessagesAreMeasuredByTheirFields).
 //   - Request bodies are byte-stable and match the goldens in testdata;
 //     the openai flavour sends tool schemas byte for byte; Kimi
 //     normalisation never modifies its input (provider_test.go,

@@ -134,26 +134,30 @@ func (p *Provider) requestBody(req *llm.Request) (*wire.Body[wireMessage], error
 			return nil, err
 		}
 	}
+	// The tool table is sent from the cache as it is, not copied into the
+	// tail; "stream" always precedes it, so its key starts with a comma.
+	more := onlyStreamOptions[:]
 	if len(req.Tools) > 0 {
 		tools, err := p.tools.encode(e, req.Tools)
 		if err != nil {
 			return nil, err
 		}
-		w.buf.Grow(len(tools) + 64) // the rest of the tail is short
-		w.rawField("tools", tools)
+		more = [][]byte{keyTools, tools, streamOptions}
 	}
-	w.key("stream_options")
-	w.beginObject()
-	w.key("include_usage")
-	w.bool(true)
-	w.endObject()
-	w.endObject()
 	return wire.NewBody(wire.BodyParts[wireMessage]{
-		Head: head, Tail: w.bytes(), Messages: msgWire, Comma: req.System != "",
+		Head: head, Tail: w.bytes(), More: more, Messages: msgWire, Comma: req.System != "",
 		Encode: func(dst []byte, m *wireMessage) ([]byte, error) { return appendMessage(dst, m, e) },
-		Sizes:  p.sizes, Key: *e,
+		Sizes:  p.sizes, Key: *e, Equal: sameMessage,
 	})
 }
+
+// Pieces of the body after the tail: the tool table's key, and the last
+// field, which closes the body. Never changed.
+var (
+	keyTools          = []byte(`,"tools":`)
+	streamOptions     = []byte(`,"stream_options":{"include_usage":true}}`)
+	onlyStreamOptions = [1][]byte{streamOptions}
+)
 
 func validFloat(f float64) bool { _, err := json.Marshal(f); return err == nil }
 

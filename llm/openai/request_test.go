@@ -1,8 +1,11 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -527,5 +530,64 @@ func TestToolTableEncodedOnceWhileUnchanged(t *testing.T) {
 	fn := body(t, srv, 3)["tools"].([]any)[1].(map[string]any)["function"].(map[string]any)
 	if fn["description"] != "Pick a mode, carefully." {
 		t.Errorf("the changed description was not sent: %v", fn)
+	}
+}
+
+// The tool table goes out from the cache after the tail (wire.BodyParts.More)
+// without a byte changing: the same slice twice, then an equal table in
+// other memory, each send the golden body, byte for byte (the golden file
+// compacted is the body as sent), and all three bodies are identical.
+func TestSameToolTableSendsTheGoldenBodyTwice(t *testing.T) {
+	for _, tt := range []struct {
+		golden string
+		tools  []llm.Tool
+	}{
+		{"kimi_full_request.golden.json", []llm.Tool{weatherTool}},
+		{"kimi_builtin_tools.golden.json", []llm.Tool{
+			{Name: "$web_search", Description: "ignored", Parameters: json.RawMessage(`{"type":"object"}`)},
+			{Name: "replace_text", Description: "Replace text.", Parameters: json.RawMessage(`{"type":"object","properties":{
+		"truncateMode":{"enum":["none","start","end"]},
+		"startLine":{"minimum":1},
+		"externalHint":{"description":"A hint from outside."}}}`)}}},
+	} {
+		t.Run(tt.golden, func(t *testing.T) {
+			srv := kimiServer(t, llmtest.Text("0"), llmtest.Text("1"), llmtest.Text("2"))
+			var p llm.Provider
+			req := llm.Request{Tools: tt.tools, Messages: []llm.Message{llm.UserMessage("hi")}}
+			if tt.golden == "kimi_full_request.golden.json" {
+				p = against(srv, Options{PromptCacheKey: "sess-1", ThinkingKeep: "all"}).
+					WithThinking("high").WithMaxCompletionTokens(32000, llm.ContextBudget{})
+				req = llm.Request{System: "You are helpful.", Tools: tt.tools, Messages: weatherHistory()}
+			} else {
+				p = against(srv, Options{})
+			}
+			generate(t, p, req)
+			generate(t, p, req)
+			other := req
+			other.Tools = nil
+			for _, tool := range tt.tools {
+				other.Tools = append(other.Tools, llm.Tool{Name: strings.Clone(tool.Name), Description: strings.Clone(tool.Description),
+					Parameters: slices.Clone(tool.Parameters)})
+			}
+			generate(t, p, other)
+
+			golden, err := os.ReadFile(filepath.Join("testdata", tt.golden))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := json.Compact(&want, golden); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(srv.Requests()); n != 3 {
+				t.Fatalf("%d requests; want 3", n)
+			}
+			for i := range 3 {
+				llmtest.Golden(t, tt.golden, srv.Request(i).CanonicalBody())
+				if got := srv.Request(i).CanonicalBody(); !bytes.Equal(got, want.Bytes()) {
+					t.Errorf("request %d is not the golden body byte for byte:\n got %s\nwant %s", i, got, want.Bytes())
+				}
+			}
+		})
 	}
 }
