@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // URL rule matching (FetchURL(...) rules). A URL is matched as the fetcher
@@ -29,8 +31,8 @@ const (
 
 // fetchURL is a URL split the way rules match it.
 type fetchURL struct {
-	origin string // scheme://host[:port], no trailing slash
-	paths  []string
+	origins []string // scheme://host[:port], no trailing slash; the fetched spelling first
+	paths   []string
 }
 
 // parseFetchURL normalizes an http(s) URL; ok is false for anything the
@@ -40,6 +42,20 @@ func parseFetchURL(raw string) (fetchURL, bool) {
 	if !ok {
 		return fetchURL{}, false
 	}
+	origins := []string{origin}
+	if host := u.Hostname(); strings.Contains(host, "xn--") || !isASCII(host) {
+		scheme, hostPort, _ := strings.Cut(origin, "://")
+		h, port, err := net.SplitHostPort(hostPort)
+		if err != nil {
+			h, port = hostPort, ""
+		}
+		if uni, err := idna.Lookup.ToUnicode(h); err == nil && uni != h {
+			if port != "" {
+				uni = net.JoinHostPort(uni, port)
+			}
+			origins = append(origins, scheme+"://"+uni) // a rule may name an IDN host in Unicode
+		}
+	}
 	query := ""
 	if u.RawQuery != "" || u.ForceQuery {
 		query = "?" + u.RawQuery
@@ -48,11 +64,20 @@ func parseFetchURL(raw string) (fetchURL, bool) {
 	if esc == "" {
 		esc = "/"
 	}
-	f := fetchURL{origin: origin, paths: []string{esc + query}}
+	f := fetchURL{origins: origins, paths: []string{esc + query}}
 	if dec := u.Path; dec != "" && dec != esc {
 		f.paths = append(f.paths, dec+query) // a deny rule must see the decoded spelling too
 	}
 	return f, true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // urlOrigin returns scheme://host[:port] of an http(s) URL in the form the
@@ -69,6 +94,9 @@ func urlOrigin(raw string) (string, *url.URL, bool) {
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if host == "" {
 		return "", nil, false
+	}
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
+		host = ascii // what net/http connects to: ＥＸＡＭＰＬＥ.com is example.com, évil.com xn--vil-bma.com
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		host = ip.String() // one spelling per address: [2606:4700:0::1] is [2606:4700::1]
@@ -112,23 +140,28 @@ func URLRuleMatcher(rawURL string) func(string) bool {
 	return func(ruleArgs string) bool {
 		return negatable(ruleArgs, func(pat string) (bool, error) {
 			originPat, pathPat, split := splitURLPattern(pat)
-			if !split {
+			for _, origin := range f.origins {
+				if !split {
+					for _, p := range f.paths {
+						hit, err := matchAnyGlob(pat, origin+p, false)
+						if hit || err != nil {
+							return hit, err
+						}
+					}
+					continue
+				}
+				hit, err := matchAnyGlob(originPat, origin, true)
+				if err != nil {
+					return false, err
+				}
+				if !hit {
+					continue
+				}
 				for _, p := range f.paths {
-					hit, err := matchAnyGlob(pat, f.origin+p, false)
+					hit, err := matchAnyGlob(pathPat, p, false)
 					if hit || err != nil {
 						return hit, err
 					}
-				}
-				return false, nil
-			}
-			hit, err := matchAnyGlob(originPat, f.origin, true)
-			if !hit || err != nil {
-				return false, err
-			}
-			for _, p := range f.paths {
-				hit, err := matchAnyGlob(pathPat, p, false)
-				if hit || err != nil {
-					return hit, err
 				}
 			}
 			return false, nil

@@ -15,6 +15,8 @@ func TestURLOriginRule(t *testing.T) {
 		{"https://example.com:8443/x", "FetchURL(https://example.com:8443/*)"},
 		{"http://user:pw@example.com/x", "FetchURL(http://example.com/*)"},
 		{"http://[2606:4700:0::1]:8080/x", `FetchURL(http://\[2606:4700::1\]:8080/*)`},
+		{"https://ＥＸＡＭＰＬＥ.com/x", "FetchURL(https://example.com/*)"},
+		{"https://bücher.example/x", "FetchURL(https://xn--bcher-kva.example/*)"},
 		{"ftp://example.com/x", "FetchURL(ftp://example.com/x)"},
 		{"not a url (x)", `FetchURL(not a url \(x\))`},
 	} {
@@ -54,6 +56,11 @@ func TestURLRuleMatcher(t *testing.T) {
 		{"negation", "https://evil.net/", "!https://example.com/*", true},
 		{"negation of a match", "https://example.com/a", "!https://example.com/*", false},
 		{"broken glob matches nothing", "https://example.com/a", "https://[z-a]/*", false},
+		{"fullwidth host is the ASCII host net/http connects to", "https://ＥＸＡＭＰＬＥ.com/x", "https://example.com/*", true},
+		{"IDN host in Unicode meets a punycode rule", "https://bücher.example/x", "https://xn--bcher-kva.example/*", true},
+		{"IDN host in punycode meets a Unicode rule", "https://xn--bcher-kva.example/x", "https://bücher.example/*", true},
+		{"IDN host in Unicode meets a Unicode rule", "https://bücher.example/x", "https://bücher.example/*", true},
+		{"IDN host is not another host", "https://bucher.example/x", "https://bücher.example/*", false},
 		{"ipv6 origin rule", "http://[2606:4700::1]:8080/y", `http://\[2606:4700::1\]:8080/*`, true},
 		{"unparsable URL as written", "file:///etc/passwd", "file:///etc/passwd", true},
 	} {
