@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Local fetcher limits (spec 05 §4.8).
@@ -47,7 +49,20 @@ type FetcherOptions struct {
 	Resolver HostResolver
 	// Timeout bounds one fetch, redirects included; 0 means 30 s.
 	Timeout time.Duration
+	// CrossHostRedirects follows a redirect to another host. Off, such a
+	// redirect ends the fetch with a *FetchRedirectError: permission
+	// rules and the per-host ask judged the URL the model gave, so a
+	// page on another host must be asked for by its own URL.
+	CrossHostRedirects bool
 }
+
+// FetchRedirectError is a redirect to another host than the fetched URL's,
+// not followed (FetcherOptions.CrossHostRedirects).
+type FetchRedirectError struct {
+	URL string // where the redirect points
+}
+
+func (e *FetchRedirectError) Error() string { return "redirect to another host: " + e.URL }
 
 // HostResolver looks a host name up (*net.Resolver is one).
 type HostResolver interface {
@@ -249,6 +264,7 @@ func (f *LocalFetcher) Fetch(ctx context.Context, rawURL string) (FetchedPage, e
 	if err != nil {
 		return FetchedPage{}, fmt.Errorf("invalid URL: %w", err)
 	}
+	first := u
 	for hop := 0; ; hop++ {
 		if err := f.checkURL(u); err != nil {
 			return FetchedPage{}, err
@@ -269,12 +285,32 @@ func (f *LocalFetcher) Fetch(ctx context.Context, rawURL string) (FetchedPage, e
 			if err != nil || loc == "" {
 				return FetchedPage{}, fmt.Errorf("bad redirect location %q", loc)
 			}
+			if !f.opts.CrossHostRedirects && !sameFetchHost(first, next) {
+				return FetchedPage{}, &FetchRedirectError{URL: next.String()}
+			}
 			u = next
 			continue
 		}
 		defer resp.Body.Close() // read-only
 		return decodeResponse(resp)
 	}
+}
+
+// sameFetchHost reports whether next is on first's origin, or is its
+// https upgrade (http://h to https://h, default ports), as the URL rules
+// compare them (workspace.URLOriginRule).
+func sameFetchHost(first, next *url.URL) bool {
+	a := workspace.URLOriginRule("", first.String())
+	b := workspace.URLOriginRule("", next.String())
+	if a == b {
+		return true
+	}
+	if strings.EqualFold(first.Scheme, "http") && first.Port() == "" && next.Port() == "" {
+		up := *first
+		up.Scheme = "https"
+		return workspace.URLOriginRule("", up.String()) == b
+	}
+	return false
 }
 
 func (f *LocalFetcher) get(ctx context.Context, u *url.URL) (*http.Response, error) {
