@@ -244,6 +244,21 @@ func (f *LocalFetcher) checkURL(u *url.URL) error {
 	if host == "" {
 		return errors.New("the URL has no host")
 	}
+	if _, err := netip.ParseAddr(host); err != nil {
+		// 134744072 or 0x7f.1 is an address to a C resolver and a name to
+		// Go's: it is read as the address the URL rules matched, or refused.
+		if ip, numeric := workspace.LegacyIPv4(host); numeric {
+			if !ip.IsValid() {
+				return fmt.Errorf("refusing to fetch %s: it is neither a name nor an IPv4 address", host)
+			}
+			host = ip.String()
+			if p := u.Port(); p != "" {
+				u.Host = net.JoinHostPort(host, p)
+			} else {
+				u.Host = host
+			}
+		}
+	}
 	if f.opts.AllowPrivateNetworks {
 		return nil
 	}

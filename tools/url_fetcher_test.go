@@ -213,3 +213,36 @@ func TestFetchURLStopsAtARedirectToAnotherHost(t *testing.T) {
 		}
 	}
 }
+
+// TestFetcherReadsNumericHostsAsAddresses: a host such as 2130706433 or
+// 0x7f.1 is the IPv4 address a C resolver and the URL rules read in it,
+// whatever resolver the fetcher has; a numeric host that is no address is
+// refused.
+func TestFetcherReadsNumericHostsAsAddresses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "reached %s", r.Host)
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	f := tools.NewLocalFetcher(tools.FetcherOptions{
+		Allow:    []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Resolver: hostResolver{}, // knows no name: a numeric host must not reach it
+	})
+	for _, host := range []string{"2130706433", "0x7f.1", "0177.0.0.1", "127.1"} {
+		page, err := f.Fetch(t.Context(), fmt.Sprintf("http://%s:%d/", host, port))
+		if want := fmt.Sprintf("reached 127.0.0.1:%d", port); err != nil || page.Content != want {
+			t.Errorf("%s: %q, %v; want %q", host, page.Content, err, want)
+		}
+	}
+	for _, host := range []string{"2130706434", "0x7f.2", "0x7f000002"} {
+		if page, err := f.Fetch(t.Context(), fmt.Sprintf("http://%s:%d/", host, port)); err == nil || !strings.Contains(err.Error(), "not a public address") {
+			t.Errorf("%s: %q, %v; want a refusal", host, page.Content, err)
+		}
+	}
+	for _, host := range []string{"08.1", "4294967296", "1.2.3.4.5"} {
+		if page, err := f.Fetch(t.Context(), fmt.Sprintf("http://%s:%d/", host, port)); err == nil || !strings.Contains(err.Error(), "neither a name nor an IPv4 address") {
+			t.Errorf("%s: %q, %v; want a refusal", host, page.Content, err)
+		}
+	}
+}

@@ -100,6 +100,11 @@ func urlOrigin(raw string) (string, *url.URL, bool) {
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		host = ip.String() // one spelling per address: [2606:4700:0::1] is [2606:4700::1]
+	} else if ip, numeric := LegacyIPv4(host); numeric {
+		if !ip.IsValid() {
+			return "", nil, false // the fetcher refuses it
+		}
+		host = ip.String() // what the fetcher connects to: 134744072 is 8.8.8.8
 	}
 	port := u.Port()
 	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {

@@ -61,6 +61,9 @@ func TestURLRuleMatcher(t *testing.T) {
 		{"IDN host in punycode meets a Unicode rule", "https://xn--bcher-kva.example/x", "https://bücher.example/*", true},
 		{"IDN host in Unicode meets a Unicode rule", "https://bücher.example/x", "https://bücher.example/*", true},
 		{"IDN host is not another host", "https://bucher.example/x", "https://bücher.example/*", false},
+		{"decimal IPv4 host is its address", "http://134744072/x", "http://8.8.8.8/*", true},
+		{"hex and short IPv4 host is its address", "http://0x8.0x8.2056/x", "http://8.8.8.8/*", true},
+		{"octal IPv4 host is its address", "http://010.010.010.010/x", "http://8.8.8.8/*", true},
 		{"ipv6 origin rule", "http://[2606:4700::1]:8080/y", `http://\[2606:4700::1\]:8080/*`, true},
 		{"unparsable URL as written", "file:///etc/passwd", "file:///etc/passwd", true},
 	} {
