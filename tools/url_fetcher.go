@@ -259,6 +259,16 @@ func (f *LocalFetcher) checkURL(u *url.URL) error {
 			}
 		}
 	}
+	if esc := u.EscapedPath(); workspace.RemoveDotSegments(esc) != esc {
+		// The path the URL rules matched, not one a server resolves to
+		// another page: /docs/../admin is sent as /admin.
+		clean := workspace.RemoveDotSegments(esc)
+		dec, err := url.PathUnescape(clean)
+		if err != nil {
+			return fmt.Errorf("bad URL path %q: %w", esc, err)
+		}
+		u.Path, u.RawPath = dec, clean
+	}
 	if f.opts.AllowPrivateNetworks {
 		return nil
 	}

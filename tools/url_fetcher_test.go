@@ -246,3 +246,22 @@ func TestFetcherReadsNumericHostsAsAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestFetcherSendsThePathRulesMatched: dot segments, "%2e" included, are
+// resolved before the request, as the URL rules resolve them, so a path
+// allowed by a rule is the path the server is asked for.
+func TestFetcherSendsThePathRulesMatched(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "path %s", r.URL.EscapedPath())
+	}))
+	t.Cleanup(srv.Close)
+	f := tools.NewLocalFetcher(tools.FetcherOptions{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	for in, want := range map[string]string{
+		"/docs/../admin/x": "/admin/x", "/docs/%2e%2E/admin": "/admin", "/./a/./b/": "/a/b/", "/../..": "/", "/a%2Fb/c": "/a%2Fb/c",
+	} {
+		if page, err := f.Fetch(t.Context(), srv.URL+in); err != nil || page.Content != "path "+want {
+			t.Errorf("%s: %q, %v; want path %s", in, page.Content, err, want)
+		}
+	}
+}

@@ -60,12 +60,12 @@ func parseFetchURL(raw string) (fetchURL, bool) {
 	if u.RawQuery != "" || u.ForceQuery {
 		query = "?" + u.RawQuery
 	}
-	esc := u.EscapedPath()
+	esc := RemoveDotSegments(u.EscapedPath())
 	if esc == "" {
 		esc = "/"
 	}
 	f := fetchURL{origins: origins, paths: []string{esc + query}}
-	if dec := u.Path; dec != "" && dec != esc {
+	if dec, err := url.PathUnescape(esc); err == nil && dec != esc {
 		f.paths = append(f.paths, dec+query) // a deny rule must see the decoded spelling too
 	}
 	return f, true
@@ -198,4 +198,42 @@ func splitURLPattern(pat string) (origin, rest string, ok bool) {
 func matchAnyGlob(pattern, value string, fold bool) (bool, error) {
 	return matchRuleGlob(urlRuleLead+strings.ReplaceAll(pattern, "/", urlRuleSlash),
 		urlRuleLead+strings.ReplaceAll(value, "/", urlRuleSlash), fold)
+}
+
+// RemoveDotSegments resolves the "." and ".." segments of an escaped URL
+// path (RFC 3986 §5.2.4), "%2e" counting as a dot as browsers count it,
+// so that a path rule sees the page a server serves: /docs/../admin is
+// /admin. The fetcher sends the path it returns.
+func RemoveDotSegments(escaped string) string {
+	if !strings.Contains(escaped, ".") && !strings.Contains(strings.ToLower(escaped), "%2e") {
+		return escaped
+	}
+	dot := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "%2e", "."), "%2E", ".") }
+	segs := strings.Split(escaped, "/")
+	var out []string
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch dot(s) {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 || out[0] != "" {
+		out = append([]string{""}, out...)
+	}
+	if len(out) == 1 {
+		return "/"
+	}
+	return strings.Join(out, "/")
 }
