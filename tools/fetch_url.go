@@ -74,9 +74,12 @@ const (
 func (t *FetchURL) fetch(ctx context.Context, url string) (loop.ToolResult, error) {
 	page, err := t.fetcher.Fetch(ctx, url)
 	var se *FetchStatusError
+	var re *FetchRedirectError
 	switch {
 	case ctx.Err() != nil:
 		return loop.ToolResult{}, context.Cause(ctx)
+	case errors.As(err, &re):
+		return loop.TextResult(fmt.Sprintf("The URL redirects to another host: %s. It was not followed; to read that page, call FetchURL with that URL.", re.URL)), nil
 	case errors.As(err, &se):
 		return loop.ErrorResult(fmt.Sprintf("Failed to fetch URL. Status: %d. %s", se.StatusCode, se.Error())), nil
 	case err != nil:

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kimigo/kimigo/workspace"
 )
 
 // Local fetcher limits (spec 05 §4.8).
@@ -47,7 +49,20 @@ type FetcherOptions struct {
 	Resolver HostResolver
 	// Timeout bounds one fetch, redirects included; 0 means 30 s.
 	Timeout time.Duration
+	// CrossHostRedirects follows a redirect to another host. Off, such a
+	// redirect ends the fetch with a *FetchRedirectError: permission
+	// rules and the per-host ask judged the URL the model gave, so a
+	// page on another host must be asked for by its own URL.
+	CrossHostRedirects bool
 }
+
+// FetchRedirectError is a redirect to another host than the fetched URL's,
+// not followed (FetcherOptions.CrossHostRedirects).
+type FetchRedirectError struct {
+	URL string // where the redirect points
+}
+
+func (e *FetchRedirectError) Error() string { return "redirect to another host: " + e.URL }
 
 // HostResolver looks a host name up (*net.Resolver is one).
 type HostResolver interface {
@@ -229,6 +244,31 @@ func (f *LocalFetcher) checkURL(u *url.URL) error {
 	if host == "" {
 		return errors.New("the URL has no host")
 	}
+	if _, err := netip.ParseAddr(host); err != nil {
+		// 134744072 or 0x7f.1 is an address to a C resolver and a name to
+		// Go's: it is read as the address the URL rules matched, or refused.
+		if ip, numeric := workspace.LegacyIPv4(host); numeric {
+			if !ip.IsValid() {
+				return fmt.Errorf("refusing to fetch %s: it is neither a name nor an IPv4 address", host)
+			}
+			host = ip.String()
+			if p := u.Port(); p != "" {
+				u.Host = net.JoinHostPort(host, p)
+			} else {
+				u.Host = host
+			}
+		}
+	}
+	if esc := u.EscapedPath(); workspace.RemoveDotSegments(esc) != esc {
+		// The path the URL rules matched, not one a server resolves to
+		// another page: /docs/../admin is sent as /admin.
+		clean := workspace.RemoveDotSegments(esc)
+		dec, err := url.PathUnescape(clean)
+		if err != nil {
+			return fmt.Errorf("bad URL path %q: %w", esc, err)
+		}
+		u.Path, u.RawPath = dec, clean
+	}
 	if f.opts.AllowPrivateNetworks {
 		return nil
 	}
@@ -249,6 +289,7 @@ func (f *LocalFetcher) Fetch(ctx context.Context, rawURL string) (FetchedPage, e
 	if err != nil {
 		return FetchedPage{}, fmt.Errorf("invalid URL: %w", err)
 	}
+	first := u
 	for hop := 0; ; hop++ {
 		if err := f.checkURL(u); err != nil {
 			return FetchedPage{}, err
@@ -269,12 +310,32 @@ func (f *LocalFetcher) Fetch(ctx context.Context, rawURL string) (FetchedPage, e
 			if err != nil || loc == "" {
 				return FetchedPage{}, fmt.Errorf("bad redirect location %q", loc)
 			}
+			if !f.opts.CrossHostRedirects && !sameFetchHost(first, next) {
+				return FetchedPage{}, &FetchRedirectError{URL: next.String()}
+			}
 			u = next
 			continue
 		}
 		defer resp.Body.Close() // read-only
 		return decodeResponse(resp)
 	}
+}
+
+// sameFetchHost reports whether next is on first's origin, or is its
+// https upgrade (http://h to https://h, default ports), as the URL rules
+// compare them (workspace.URLOriginRule).
+func sameFetchHost(first, next *url.URL) bool {
+	a := workspace.URLOriginRule("", first.String())
+	b := workspace.URLOriginRule("", next.String())
+	if a == b {
+		return true
+	}
+	if strings.EqualFold(first.Scheme, "http") && first.Port() == "" && next.Port() == "" {
+		up := *first
+		up.Scheme = "https"
+		return workspace.URLOriginRule("", up.String()) == b
+	}
+	return false
 }
 
 func (f *LocalFetcher) get(ctx context.Context, u *url.URL) (*http.Response, error) {

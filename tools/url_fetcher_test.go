@@ -133,7 +133,8 @@ func TestFetcherRedirectsCannotReachNonPublicAddresses(t *testing.T) {
 	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	f := tools.NewLocalFetcher(tools.FetcherOptions{
-		Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Allow:              []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		CrossHostRedirects: true, // the address checks are under test, not the stop at another host
 		Resolver: hostResolver{
 			"ok.test":      {"127.0.0.1"},
 			"rebind.test":  {"127.0.0.1", "10.0.0.1"},
@@ -170,6 +171,97 @@ func TestFetcherRedirectsCannotReachNonPublicAddresses(t *testing.T) {
 		page, err := f.Fetch(ctx, srv.URL+"/go?to="+target)
 		if err == nil || !strings.Contains(err.Error(), "not a public address") && !strings.Contains(err.Error(), "local address") {
 			t.Errorf("redirect to %s: %q, %v; want a refusal", target, page.Content, err)
+		}
+	}
+}
+
+// TestFetchURLStopsAtARedirectToAnotherHost: a fetch approved or allowed
+// for one host does not reach another through a redirect (an open
+// redirect on an approved host would otherwise carry the model's URL to
+// any host, past deny rules and the per-host ask); the model is told the
+// target. Redirects within the host are followed.
+func TestFetchURLStopsAtARedirectToAnotherHost(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the other host was reached: %s", r.URL)
+	}))
+	t.Cleanup(other.Close)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	})
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "reached %s", r.Host)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	fetch := tools.NewFetchURL(tools.NewLocalFetcher(tools.FetcherOptions{
+		Allow:    []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Resolver: hostResolver{"ok.test": {"127.0.0.1"}},
+	}))
+	base := fmt.Sprintf("http://ok.test:%d", port)
+	for _, to := range []string{other.URL + "/secret?k=v", fmt.Sprintf("http://127.0.0.1:%d/ok", port)} {
+		r := call(t, fetch, `{"url":"`+base+`/go?to=`+to+`"}`)
+		if r.IsError || strings.Contains(text(r), "reached") || !strings.Contains(text(r), "redirects to another host: "+to) {
+			t.Errorf("redirect to %s: %q; want it named, not followed", to, text(r))
+		}
+	}
+	for _, to := range []string{"/ok", fmt.Sprintf("http://ok.test:%d/ok", port)} {
+		if r := call(t, fetch, `{"url":"`+base+`/go?to=`+to+`"}`); r.IsError || !strings.Contains(text(r), "reached ") {
+			t.Errorf("redirect to %s on the same host: %q; want it followed", to, text(r))
+		}
+	}
+}
+
+// TestFetcherReadsNumericHostsAsAddresses: a host such as 2130706433 or
+// 0x7f.1 is the IPv4 address a C resolver and the URL rules read in it,
+// whatever resolver the fetcher has; a numeric host that is no address is
+// refused.
+func TestFetcherReadsNumericHostsAsAddresses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "reached %s", r.Host)
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	f := tools.NewLocalFetcher(tools.FetcherOptions{
+		Allow:    []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Resolver: hostResolver{}, // knows no name: a numeric host must not reach it
+	})
+	for _, host := range []string{"2130706433", "0x7f.1", "0177.0.0.1", "127.1"} {
+		page, err := f.Fetch(t.Context(), fmt.Sprintf("http://%s:%d/", host, port))
+		if want := fmt.Sprintf("reached 127.0.0.1:%d", port); err != nil || page.Content != want {
+			t.Errorf("%s: %q, %v; want %q", host, page.Content, err, want)
+		}
+	}
+	for _, host := range []string{"2130706434", "0x7f.2", "0x7f000002"} {
+		if page, err := f.Fetch(t.Context(), fmt.Sprintf("http://%s:%d/", host, port)); err == nil || !strings.Contains(err.Error(), "not a public address") {
+			t.Errorf("%s: %q, %v; want a refusal", host, page.Content, err)
+		}
+	}
+	for _, host := range []string{"08.1", "4294967296", "1.2.3.4.5"} {
+		if page, err := f.Fetch(t.Context(), fmt.Sprintf("http://%s:%d/", host, port)); err == nil || !strings.Contains(err.Error(), "neither a name nor an IPv4 address") {
+			t.Errorf("%s: %q, %v; want a refusal", host, page.Content, err)
+		}
+	}
+}
+
+// TestFetcherSendsThePathRulesMatched: dot segments, "%2e" included, are
+// resolved before the request, as the URL rules resolve them, so a path
+// allowed by a rule is the path the server is asked for.
+func TestFetcherSendsThePathRulesMatched(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "path %s", r.URL.EscapedPath())
+	}))
+	t.Cleanup(srv.Close)
+	f := tools.NewLocalFetcher(tools.FetcherOptions{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	for in, want := range map[string]string{
+		"/docs/../admin/x": "/admin/x", "/docs/%2e%2E/admin": "/admin", "/./a/./b/": "/a/b/", "/../..": "/", "/a%2Fb/c": "/a%2Fb/c",
+	} {
+		if page, err := f.Fetch(t.Context(), srv.URL+in); err != nil || page.Content != "path "+want {
+			t.Errorf("%s: %q, %v; want path %s", in, page.Content, err, want)
 		}
 	}
 }

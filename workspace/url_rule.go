@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // URL rule matching (FetchURL(...) rules). A URL is matched as the fetcher
@@ -29,8 +31,8 @@ const (
 
 // fetchURL is a URL split the way rules match it.
 type fetchURL struct {
-	origin string // scheme://host[:port], no trailing slash
-	paths  []string
+	origins []string // scheme://host[:port], no trailing slash; the fetched spelling first
+	paths   []string
 }
 
 // parseFetchURL normalizes an http(s) URL; ok is false for anything the
@@ -40,19 +42,42 @@ func parseFetchURL(raw string) (fetchURL, bool) {
 	if !ok {
 		return fetchURL{}, false
 	}
+	origins := []string{origin}
+	if host := u.Hostname(); strings.Contains(host, "xn--") || !isASCII(host) {
+		scheme, hostPort, _ := strings.Cut(origin, "://")
+		h, port, err := net.SplitHostPort(hostPort)
+		if err != nil {
+			h, port = hostPort, ""
+		}
+		if uni, err := idna.Lookup.ToUnicode(h); err == nil && uni != h {
+			if port != "" {
+				uni = net.JoinHostPort(uni, port)
+			}
+			origins = append(origins, scheme+"://"+uni) // a rule may name an IDN host in Unicode
+		}
+	}
 	query := ""
 	if u.RawQuery != "" || u.ForceQuery {
 		query = "?" + u.RawQuery
 	}
-	esc := u.EscapedPath()
+	esc := RemoveDotSegments(u.EscapedPath())
 	if esc == "" {
 		esc = "/"
 	}
-	f := fetchURL{origin: origin, paths: []string{esc + query}}
-	if dec := u.Path; dec != "" && dec != esc {
+	f := fetchURL{origins: origins, paths: []string{esc + query}}
+	if dec, err := url.PathUnescape(esc); err == nil && dec != esc {
 		f.paths = append(f.paths, dec+query) // a deny rule must see the decoded spelling too
 	}
 	return f, true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // urlOrigin returns scheme://host[:port] of an http(s) URL in the form the
@@ -70,8 +95,16 @@ func urlOrigin(raw string) (string, *url.URL, bool) {
 	if host == "" {
 		return "", nil, false
 	}
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
+		host = ascii // what net/http connects to: ＥＸＡＭＰＬＥ.com is example.com, évil.com xn--vil-bma.com
+	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		host = ip.String() // one spelling per address: [2606:4700:0::1] is [2606:4700::1]
+	} else if ip, numeric := LegacyIPv4(host); numeric {
+		if !ip.IsValid() {
+			return "", nil, false // the fetcher refuses it
+		}
+		host = ip.String() // what the fetcher connects to: 134744072 is 8.8.8.8
 	}
 	port := u.Port()
 	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
@@ -112,23 +145,28 @@ func URLRuleMatcher(rawURL string) func(string) bool {
 	return func(ruleArgs string) bool {
 		return negatable(ruleArgs, func(pat string) (bool, error) {
 			originPat, pathPat, split := splitURLPattern(pat)
-			if !split {
+			for _, origin := range f.origins {
+				if !split {
+					for _, p := range f.paths {
+						hit, err := matchAnyGlob(pat, origin+p, false)
+						if hit || err != nil {
+							return hit, err
+						}
+					}
+					continue
+				}
+				hit, err := matchAnyGlob(originPat, origin, true)
+				if err != nil {
+					return false, err
+				}
+				if !hit {
+					continue
+				}
 				for _, p := range f.paths {
-					hit, err := matchAnyGlob(pat, f.origin+p, false)
+					hit, err := matchAnyGlob(pathPat, p, false)
 					if hit || err != nil {
 						return hit, err
 					}
-				}
-				return false, nil
-			}
-			hit, err := matchAnyGlob(originPat, f.origin, true)
-			if !hit || err != nil {
-				return false, err
-			}
-			for _, p := range f.paths {
-				hit, err := matchAnyGlob(pathPat, p, false)
-				if hit || err != nil {
-					return hit, err
 				}
 			}
 			return false, nil
@@ -160,4 +198,42 @@ func splitURLPattern(pat string) (origin, rest string, ok bool) {
 func matchAnyGlob(pattern, value string, fold bool) (bool, error) {
 	return matchRuleGlob(urlRuleLead+strings.ReplaceAll(pattern, "/", urlRuleSlash),
 		urlRuleLead+strings.ReplaceAll(value, "/", urlRuleSlash), fold)
+}
+
+// RemoveDotSegments resolves the "." and ".." segments of an escaped URL
+// path (RFC 3986 §5.2.4), "%2e" counting as a dot as browsers count it,
+// so that a path rule sees the page a server serves: /docs/../admin is
+// /admin. The fetcher sends the path it returns.
+func RemoveDotSegments(escaped string) string {
+	if !strings.Contains(escaped, ".") && !strings.Contains(strings.ToLower(escaped), "%2e") {
+		return escaped
+	}
+	dot := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "%2e", "."), "%2E", ".") }
+	segs := strings.Split(escaped, "/")
+	var out []string
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch dot(s) {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 || out[0] != "" {
+		out = append([]string{""}, out...)
+	}
+	if len(out) == 1 {
+		return "/"
+	}
+	return strings.Join(out, "/")
 }
