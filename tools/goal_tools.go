@@ -97,9 +97,9 @@ func (t *CreateGoal) ResolveExecution(raw json.RawMessage) (loop.Execution, *loo
 			return loop.ToolResult{Output: loop.TextOutput(goalJSON(&snap)), Brief: "Goal set"}, nil
 		},
 	}
-	if mode := t.goals.PermissionMode(); mode != "auto" {
-		exec.Display = &GoalStartDisplay{Objective: a.Objective, CompletionCriterion: a.CompletionCriterion, Mode: mode}
-	}
+	// Always shown: the goal-start review decides by the mode when it
+	// runs, which a call earlier in the batch may have changed.
+	exec.Display = &GoalStartDisplay{Objective: a.Objective, CompletionCriterion: a.CompletionCriterion, Mode: t.goals.PermissionMode()}
 	return exec, nil, nil
 }
 

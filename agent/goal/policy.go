@@ -25,7 +25,7 @@ func (StartReview) Name() string { return "goal-start-review-ask" }
 
 // Evaluate implements permission.Policy.
 func (r StartReview) Evaluate(_ context.Context, c *permission.Call) (permission.Verdict, error) {
-	if _, ok := c.Exec().Display.(*tools.GoalStartDisplay); !ok || c.Name() != tools.NameCreateGoal || c.Mode == permission.ModeAuto {
+	if c.Name() != tools.NameCreateGoal || c.Mode == permission.ModeAuto {
 		return permission.Verdict{}, nil
 	}
 	current := c.Mode

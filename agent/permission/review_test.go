@@ -117,3 +117,24 @@ func TestRulesDoNotSkipReviews(t *testing.T) {
 		t.Errorf("deny rule: %d requests, decided by %q", r.requests(), r.decidedBy())
 	}
 }
+
+// A CreateGoal resolved while the mode was auto and authorized after it
+// left auto (a mode switch earlier in the batch) is still reviewed: the
+// review decides by the mode when it runs, and an allow rule does not
+// skip it.
+func TestGoalStartReviewedWhenTheModeLeftAutoAfterResolve(t *testing.T) {
+	r := newRig(t, withGoals(), withRules(rule(permission.DecisionAllow, "CreateGoal")))
+	if err := r.m.SetMode(t.Context(), permission.ModeAuto); err != nil {
+		t.Fatal(err)
+	}
+	exec, err := r.resolve("CreateGoal", `{"objective":"work"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.m.SetMode(t.Context(), permission.ModeManual); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.callExec("CreateGoal", `{"objective":"work"}`, exec); err != nil || r.decidedBy() != "goal-start-review-ask" || r.requests() != 1 {
+		t.Errorf("decided by %q with %d requests, %v; want the goal-start review asked", r.decidedBy(), r.requests(), err)
+	}
+}
