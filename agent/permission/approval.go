@@ -126,12 +126,6 @@ func (m *Manager) ask(ctx context.Context, c *Call, p Policy, v Verdict) (loop.A
 		m.trackApproval(c, p, req, "error", start, false, false)
 		return loop.Authorization{}, err
 	}
-	if v.OnceOnly && resp.Scope != ApprovalOnce {
-		// A client that offers the remembered choices anyway gets them
-		// taken as once: this answer must not decide the next review.
-		m.logger.Info("remembered approval taken as once", "tool", c.Name(), "call_id", c.ToolCall.ID, "scope", string(resp.Scope))
-		resp.Scope = ApprovalOnce
-	}
 	rec := ApprovalResultRecord{TurnID: req.TurnID, ToolCallID: req.ToolCallID, ToolName: req.ToolName, Action: req.Action, Result: resp}
 	if resp.Decision == ApprovalApproved && resp.Scope.remembered() {
 		rec.SessionApprovalRule = c.Exec().ApprovalRule
@@ -201,6 +195,13 @@ func (m *Manager) answer(ctx context.Context, c *Call, req ApprovalRequest) (App
 	if err != nil {
 		m.fire(HookPermissionResult, req.ToolName, input(map[string]any{"decision": "error", "error": err.Error()}))
 		return ApprovalResponse{}, err
+	}
+	if req.OnceOnly && resp.Scope != ApprovalOnce {
+		// A client that offers the remembered choices anyway gets them
+		// taken as once: this answer must not decide the next review,
+		// and the hooks hear the scope that applies.
+		m.logger.Info("remembered approval taken as once", "tool", c.Name(), "call_id", c.ToolCall.ID, "scope", string(resp.Scope))
+		resp.Scope = ApprovalOnce
 	}
 	m.fire(HookPermissionResult, req.ToolName, input(map[string]any{"decision": string(resp.Decision),
 		"scope": string(resp.Scope), "feedback": resp.Feedback, "selectedLabel": resp.SelectedLabel}))

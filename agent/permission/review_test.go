@@ -65,6 +65,15 @@ func TestReviewsAreNeverRemembered(t *testing.T) {
 	if data, err := os.ReadFile(cfg); err != nil || string(data) != "# kimigo\n" {
 		t.Errorf("config.toml = %q, %v; want it unchanged", data, err)
 	}
+	results := r.hooks.of(permission.HookPermissionResult)
+	if len(results) != 5 {
+		t.Errorf("%d PermissionResult hooks, want 5", len(results))
+	}
+	for _, h := range results { // the hooks hear the scope that applied
+		if h.input["scope"] != string(permission.ApprovalOnce) {
+			t.Errorf("PermissionResult for %v: scope %v, want once", h.input["toolName"], h.input["scope"])
+		}
+	}
 	for _, rec := range r.log.of(permission.TypeApprovalResult) {
 		if strings.Contains(rec, `"scope"`) || strings.Contains(rec, "sessionApprovalRule") {
 			t.Errorf("record remembers a review: %s", rec)
