@@ -27,12 +27,14 @@
 //     goroutine; a stop's natural settlement within the grace wins
 //     (lifecycle_test.go).
 //   - A stopped process task leaves no process of its group behind
-//     (process_test.go, S43).
+//     (bash_test.go, S43; persist_test.go, after a killed kimigo).
 //   - Memory per task is bounded whatever it prints; the log on disk holds
-//     every byte (output_test.go, BenchmarkHundredChattyTasks).
+//     every byte (ring_test.go, bash_test.go S42,
+//     BenchmarkHundredChattyTasks).
 //   - A notification is delivered at most once per task and status, live
 //     or on resume, and never for a task TaskStop stopped
-//     (notification_test.go, S39, S45, spec 02 S57).
+//     (lifecycle_test.go, bash_test.go S39, persist_test.go S45 and
+//     TestResumeDeliversOnlyWhatHistoryLacks).
 //   - A corrupt or foreign file in tasks/ is reported and skipped; a resume
 //     never fails because of one (persist_test.go).
 package background
