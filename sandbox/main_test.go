@@ -107,6 +107,14 @@ func dialTCP(addr string) error {
 
 func udpEcho(addr string) error {
 	c, err := net.Dial("udp", addr)
+	for err == nil && c.LocalAddr().String() == c.RemoteAddr().String() {
+		// In a network namespace of its own the peer's port is free, and
+		// the kernel may give it to this socket: the datagram would come
+		// back from itself. Take another port.
+		prev := c
+		c, err = net.Dial("udp", addr)
+		_ = prev.Close()
+	}
 	if err != nil {
 		return err
 	}
