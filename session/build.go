@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,14 +175,9 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 			return agent.Options{}, err
 		}
 	}
-	var approver permission.Approver
-	var questions tools.QuestionAsker = dismissAll{}
-	if o.Requests == Answered {
-		approver = requestApprover{s.broker, MainAgentID}
-		questions = requestQuestioner{s.broker, MainAgentID}
-	}
 	logger := s.logger
 	s.env, s.ws, s.requests, s.textFiles, s.home = o.Env, ws, o.Requests, o.TextFiles, o.Home
+	approver, questions := s.askers(MainAgentID)
 	s.sandboxInfo = o.Sandbox.promptInfo()
 	s.subs.children = map[string]*child{}
 	s.subs.metaCond = sync.NewCond(&s.subs.mu)
@@ -204,25 +200,12 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Models: s.models.resolve,
 		Config: p.config,
 		NewToolManager: func(c tools.StoreCommitter) *tools.Manager {
-			m := tools.New(tools.Options{
-				Base:           tools.Base{Env: o.Env, Workspace: ws, Logger: logger},
-				TextFiles:      o.TextFiles,
-				Capability:     model.Capability,
-				ToolSelect:     o.Config.Experimental[toolSelectFlag],
-				Committer:      c,
-				BashLogDir:     filepath.Join(home, "tool-results"),
-				CommandStarter: s.sandbox.Start,
-				Questions:      questions,
-				Plan:           pm,
-				Goals:          gs,
-				SwarmMode:      sm,
-				Background:     rt.background, BackgroundTimeout: rt.bashTimeout, NoAutoBackground: rt.noAutoBackground,
-				Cron:   rt.cron,
-				Skills: p.skills, SessionID: s.id,
-				Fetcher:   fetcher,
-				Subagents: s.host,
-				Swarm:     swarmRunner{s.host},
-			})
+			to := s.toolOptions(ws, home, model, c, questions, logger)
+			to.Plan, to.Goals, to.SwarmMode = pm, gs, sm
+			to.Background, to.BackgroundTimeout, to.NoAutoBackground = rt.background, rt.bashTimeout, rt.noAutoBackground
+			to.Cron = rt.cron
+			to.Subagents, to.Swarm = s.host, swarmRunner{s.host}
+			m := tools.New(to)
 			m.SetActiveTools(p.active)
 			s.mcpFollow = m.FollowMCP(s.mcp, func(err error) { logger.Warn("MCP tool dropped", "err", err) })
 			return m
@@ -253,6 +236,36 @@ func (s *Session) agentOptions(o Options, p plan, persistence records.Persistenc
 		Events:     s.bus,
 		Logger:     logger,
 	}, nil
+}
+
+// toolOptions are the tool options every agent of the session shares (its
+// files, model, records, sandbox, questions, skills and fetcher); the
+// caller adds its modes, background tasks and subagent host.
+func (s *Session) toolOptions(ws workspace.Dirs, home string, model agent.ModelBinding, c tools.StoreCommitter,
+	questions tools.QuestionAsker, logger *slog.Logger) tools.Options {
+	return tools.Options{
+		Base:           tools.Base{Env: s.env, Workspace: ws, Logger: logger},
+		TextFiles:      s.textFiles,
+		Capability:     model.Capability,
+		ToolSelect:     s.cfg.Experimental[toolSelectFlag],
+		Committer:      c,
+		BashLogDir:     filepath.Join(home, "tool-results"),
+		CommandStarter: s.sandbox.Start,
+		Questions:      questions,
+		Skills:         s.skills,
+		SessionID:      s.id,
+		Fetcher:        s.fetcher,
+	}
+}
+
+// askers are who answers an agent's approvals and questions: the front end
+// when the session's requests are answered; otherwise nobody, so
+// approvals are denied and questions dismissed.
+func (s *Session) askers(id string) (permission.Approver, tools.QuestionAsker) {
+	if s.requests != Answered {
+		return nil, dismissAll{}
+	}
+	return requestApprover{s.broker, id}, requestQuestioner{s.broker, id}
 }
 
 // toolSelectFlag is the [experimental] flag that, with a model that can

@@ -155,7 +155,7 @@
 //     failed records write, file and errno). The UI replay stream is built
 //     only when Options.Cards asks (the last CardTurns user turns) and is
 //     handed over once by TakeReplayCards.
-//   - subagents (subagent.go; spec 05 §5): every agent has a subagent
+//   - subagents (subagent.go, child.go; spec 05 §5): every agent has a subagent
 //     host (the main agent's and each child's), the Agent tool's launcher
 //     (tools.SubagentLauncher) and the batch scheduler's API: Spawn,
 //     Resume and Retry return a SubagentHandle whose completion carries
