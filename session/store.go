@@ -112,7 +112,8 @@ func (s *Store) Create(id, workDir string, additionalDirs []string) (Summary, er
 // fsync, off the path to the first request.
 func (s *Store) create(id, workDir string, additionalDirs []string) (sum Summary, durable func() error, err error) {
 	fail := func(err error) (Summary, func() error, error) { return Summary{}, nil, err }
-	if id == "" {
+	chosen := id != ""
+	if !chosen {
 		id = s.newID()
 	}
 	if err := ValidateID(id); err != nil {
@@ -125,12 +126,18 @@ func (s *Store) create(id, workDir string, additionalDirs []string) (sum Summary
 		return fail(fmt.Errorf("create session %s: data root %q is not absolute", id, s.root))
 	}
 	workDir = NormalizeWorkDir(workDir)
-	idx, err := s.readIndex()
-	if err != nil {
-		return fail(fmt.Errorf("create session %s: %w", id, err))
-	}
-	if e, ok := idx.byID[id]; ok && s.isDir(e.Dir) {
-		return fail(&Error{Code: CodeAlreadyExists, ID: id, Path: e.Dir})
+	// A chosen id may name a session of another work dir, which only the
+	// index finds. A new random id cannot (122 random bits), and reading
+	// the index would make every start cost in proportion to the sessions
+	// ever made; the directory check below still guards it.
+	if chosen {
+		idx, err := s.readIndex()
+		if err != nil {
+			return fail(fmt.Errorf("create session %s: %w", id, err))
+		}
+		if e, ok := idx.byID[id]; ok && s.isDir(e.Dir) {
+			return fail(&Error{Code: CodeAlreadyExists, ID: id, Path: e.Dir})
+		}
 	}
 	dir := filepath.Join(s.bucketDir(workDir), id)
 	if _, err := s.fs.Lstat(dir); err == nil {

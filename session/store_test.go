@@ -287,3 +287,46 @@ func TestCreateDenied(t *testing.T) {
 		t.Errorf("data root after a denied Create: %v", err)
 	}
 }
+
+// indexReads counts the reads of the session index.
+type indexReads struct {
+	osenv.FS
+	n int
+}
+
+func (f *indexReads) ReadFile(name string) ([]byte, error) {
+	if filepath.Base(name) == session.IndexFileName {
+		f.n++
+	}
+	return f.FS.ReadFile(name)
+}
+
+// Creating a session with a new random id does not read the index, so a
+// start does not cost more for every session made before it; a chosen id
+// is still checked against every work dir's sessions.
+func TestCreateWithNewIDSkipsTheIndex(t *testing.T) {
+	mem := osenvtest.NewMemFS("/")
+	fs := &indexReads{FS: mem}
+	store := session.NewStore(session.StoreOptions{FS: fs, Root: memRoot})
+	for _, id := range []string{"s1", "s2"} {
+		if _, err := store.Create(id, "/w/other", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs.n = 0
+	sum, err := store.Create("", "/w/proj", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.n != 0 {
+		t.Errorf("Create with a new id read the index %d times, want 0", fs.n)
+	}
+	if got, err := store.Get(sum.ID); err != nil || got.WorkDir != "/w/proj" {
+		t.Errorf("Get(%s) = %+v, %v; want the new session under /w/proj", sum.ID, got, err)
+	}
+	_, err = store.Create("s1", "/w/proj", nil) // s1 lives under another work dir
+	var se *session.Error
+	if !errors.As(err, &se) || se.Code != session.CodeAlreadyExists {
+		t.Errorf("Create(s1) under another work dir = %v, want CodeAlreadyExists", err)
+	}
+}
