@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -40,7 +41,9 @@ func convert(blocks []sdk.ContentBlock) (parts []llm.ContentPart, warnings []str
 	return parts, warnings
 }
 
-var lineRange = regexp.MustCompile(`(?i)^(?:L(\d+)(?:-L?(\d+))?|lines?=(\d+)(?:-(\d+))?)$`)
+var lineRange = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(?:L(\d+)(?:-L?(\d+))?|lines?=(\d+)(?:-(\d+))?)$`)
+})
 
 // resourceLink is a file link as its path (with a line range when the
 // fragment or query names one), anything else as a tag.
@@ -54,7 +57,7 @@ func resourceLink(uri, name string) string {
 		path = path[1:]
 	}
 	for _, s := range []string{u.Fragment, u.RawQuery} {
-		if m := lineRange.FindStringSubmatch(s); m != nil {
+		if m := lineRange().FindStringSubmatch(s); m != nil {
 			start, end := m[1]+m[3], m[2]+m[4]
 			if end != "" {
 				return path + ":" + start + "-" + end

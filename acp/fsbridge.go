@@ -156,7 +156,7 @@ func (f *fsBridge) ReadFile(name string) ([]byte, error) {
 }
 
 // atomicTemp is the name osenv.WriteFileAtomic gives its temp file.
-var atomicTemp = regexp.MustCompile(`^\.(.+)\.[A-Za-z0-9]{10}\.tmp$`)
+var atomicTemp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.(.+)\.[A-Za-z0-9]{10}\.tmp$`) })
 
 // OpenFile implements osenv.FS: a read gets the client's text in memory;
 // a write is collected in memory and sent when the file is closed (or,
@@ -175,7 +175,7 @@ func (f *fsBridge) OpenFile(name string, flag int, perm fs.FileMode) (osenv.File
 		}
 		return &memFile{name: p, data: data}, nil
 	case writing && f.b.write:
-		if m := atomicTemp.FindStringSubmatch(filepath.Base(name)); m != nil && flag&os.O_EXCL != 0 {
+		if m := atomicTemp().FindStringSubmatch(filepath.Base(name)); m != nil && flag&os.O_EXCL != 0 {
 			target := filepath.Join(filepath.Dir(name), m[1])
 			if _, err := f.check("writeTextFile", target); err != nil {
 				return nil, err

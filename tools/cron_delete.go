@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"regexp"
+	"sync"
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/loop"
@@ -15,7 +16,7 @@ import (
 var cronDeleteMD string
 
 // cronID is the shape of a job id.
-var cronID = regexp.MustCompile(`^[0-9a-f]{8}$`)
+var cronID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{8}$`) })
 
 // CronDelete is the CronDelete tool (spec 05 §7.6).
 type CronDelete struct {
@@ -40,7 +41,7 @@ func (t *CronDelete) ResolveExecution(raw json.RawMessage) (loop.Execution, *loo
 	if r := decodeArgs(NameCronDelete, raw, &a); r != nil {
 		return loop.Execution{}, r, nil
 	}
-	if !cronID.MatchString(a.ID) {
+	if !cronID().MatchString(a.ID) {
 		return loop.Execution{}, errorResult("Invalid cron job id %q — must be 8 lowercase hex characters.", a.ID), nil
 	}
 	return loop.Execution{

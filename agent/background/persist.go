@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,10 +23,10 @@ import (
 // validID is the shape of a task id; it is checked before an id names a
 // path, so a hand-edited record cannot point outside tasks/ (spec 05
 // §6.7).
-var validID = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-z]{8}$`)
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-z]{8}$`) })
 
 // ValidID reports whether id has the shape of a task id.
-func ValidID(id string) bool { return validID.MatchString(id) }
+func ValidID(id string) bool { return validID().MatchString(id) }
 
 // writeInfo writes tasks/<id>.json atomically. A failure is logged: the
 // task goes on, and a resume would not find it.

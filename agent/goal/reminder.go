@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/kimigo/kimigo/agent/history"
@@ -33,8 +34,9 @@ var (
 	//go:embed text/fork_cleared.md
 	forkClearedText string
 
-	activeTemplate = template.Must(template.New("active").Parse(activeText))
-	pausedTemplate = template.Must(template.New("paused").Parse(pausedText))
+	// The templates are parsed on first use, not at every process start.
+	activeTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("active").Parse(activeText)) })
+	pausedTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("paused").Parse(pausedText)) })
 )
 
 // CancelReminder is the reminder appended when the user cancels a goal.
@@ -79,9 +81,9 @@ func ContextText(g Snapshot) string {
 		"Status": string(g.Status), "Reason": g.TerminalReason, "Turns": g.TurnsUsed, "Tokens": g.TokensUsed,
 		"Elapsed": tools.FormatGoalElapsed(g.WallClockMs), "Budgets": budgetLine(g),
 		"Converge": usedFraction(g) >= convergeFraction}
-	t := pausedTemplate
+	t := pausedTemplate()
 	if g.Status == tools.GoalActive {
-		t = activeTemplate
+		t = activeTemplate()
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {

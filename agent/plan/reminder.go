@@ -32,11 +32,14 @@ var (
 	//go:embed text/reminder_exit.md
 	reminderExitText string
 
-	reminderTemplates = map[string]*template.Template{
-		"full":    template.Must(template.New("full").Parse(reminderFullText)),
-		"sparse":  template.Must(template.New("sparse").Parse(reminderSparseText)),
-		"reentry": template.Must(template.New("reentry").Parse(reminderReentryText)),
-	}
+	// The templates are parsed on first use, not at every process start.
+	reminderTemplates = sync.OnceValue(func() map[string]*template.Template {
+		return map[string]*template.Template{
+			"full":    template.Must(template.New("full").Parse(reminderFullText)),
+			"sparse":  template.Must(template.New("sparse").Parse(reminderSparseText)),
+			"reentry": template.Must(template.New("reentry").Parse(reminderReentryText)),
+		}
+	})
 )
 
 // Reminder is the per-step plan-mode injector (spec 04 §5.7, §8.2): a
@@ -126,7 +129,7 @@ func (r *Reminder) OnClear() {
 
 func render(name, path string) string {
 	var b strings.Builder
-	if err := reminderTemplates[name].Execute(&b, struct{ Path string }{path}); err != nil {
+	if err := reminderTemplates()[name].Execute(&b, struct{ Path string }{path}); err != nil {
 		return "" // the templates are fixed and tested
 	}
 	return strings.TrimSpace(b.String())
