@@ -32,7 +32,7 @@ func (f askerFunc) AskQuestions(ctx context.Context, r tools.QuestionRequest) (m
 }
 
 // defaultManager is the table a main agent on a vision model gets today.
-func defaultManager(t *testing.T) *tools.Manager {
+func defaultManager(t testing.TB) *tools.Manager {
 	t.Helper()
 	return tools.New(tools.Options{
 		Base:       tools.Base{Env: osenvtest.New(osenvtest.Options{})},
