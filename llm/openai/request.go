@@ -278,7 +278,13 @@ func (c *toolsCache) encode(e *encoder, tools []llm.Tool) ([]byte, error) {
 		return enc, nil
 	}
 	c.mu.Unlock()
-	w := newWriter()
+	// Sized for the table up front (escapes and Kimi's added types take
+	// the eighth added), not grown to twice its size a doubling at a time.
+	size := 2
+	for _, t := range tools {
+		size += 64 + len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
+	w := newWriterOn(make([]byte, 0, size+size/8))
 	if err := e.encodeTools(w, tools); err != nil {
 		return nil, err
 	}
