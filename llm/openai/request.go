@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/internal/wire"
@@ -301,6 +302,30 @@ func sameTool(a, b llm.Tool) bool {
 		a.Deferred == b.Deferred
 }
 
+// kimiSchemas keeps the Kimi form of tool schemas by their source, per
+// process: each provider (a subagent's, a model switch's) encodes the
+// same builtin schemas once more, and normalizing one decodes and
+// re-encodes it whole. At most maxKimiSchemas are kept; a stored schema
+// is never changed.
+var (
+	kimiSchemas     sync.Map // string → json.RawMessage
+	kimiSchemaCount atomic.Int64
+)
+
+const maxKimiSchemas = 512
+
+// normalizedKimiSchema is NormalizeKimiSchema, kept in kimiSchemas.
+func normalizedKimiSchema(params json.RawMessage) (json.RawMessage, error) {
+	if s, ok := kimiSchemas.Load(string(params)); ok {
+		return s.(json.RawMessage), nil
+	}
+	s, err := NormalizeKimiSchema(params)
+	if err == nil && kimiSchemaCount.Add(1) <= maxKimiSchemas {
+		kimiSchemas.Store(string(params), json.RawMessage(bytes.Clone(s)))
+	}
+	return s, err
+}
+
 func (e *encoder) encodeTools(w *writer, tools []llm.Tool) error {
 	w.beginArray()
 	for _, t := range tools {
@@ -321,7 +346,7 @@ func (e *encoder) encodeTools(w *writer, tools []llm.Tool) error {
 			}
 			if e.kimi {
 				var err error
-				if params, err = NormalizeKimiSchema(params); err != nil {
+				if params, err = normalizedKimiSchema(params); err != nil {
 					return invalidRequest("tool %s: %v", t.Name, err)
 				}
 			}
