@@ -72,7 +72,10 @@
 //   - the model request choke point (generate.go): llm.request and
 //     llm.tools_snapshot observability records; every record is written
 //     before the request is sent, and durable before any of its response
-//     is handed on (the fsync runs while the request is out);
+//     is handed on (the fsync runs while the request is out); a tool
+//     table's hash is the SHA-256 of its plain JSON, written to the hash
+//     without the table being encoded in memory
+//     (TestHashSummariesIsTheHashOfTheEncoding);
 //   - the host of full compaction (compaction.go): unless
 //     Options.Compactor replaces it, the agent builds a
 //     compaction.FullCompaction configured by Options.Compaction and hands

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"hash"
 	"slices"
 	"sync"
 
@@ -163,7 +164,7 @@ func (a *Agent) requestHashes(req llm.Request) (toolsHash, systemHash string, to
 				tools = append(tools, toolSummary{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 			}
 		}
-		c.tools, c.toolsHash, c.summaries = slices.Clone(req.Tools), hashJSON(tools), tools
+		c.tools, c.toolsHash, c.summaries = slices.Clone(req.Tools), hashSummaries(tools), tools
 	}
 	if !c.set || c.system != req.System {
 		c.system, c.systemHash = req.System, hashText(req.System)
@@ -186,13 +187,64 @@ func sameTool(a, b llm.Tool) bool {
 		bytes.Equal(a.Parameters, b.Parameters)
 }
 
+// hashText is the hex SHA-256 of s. The text goes to the hash a piece at
+// a time: a system prompt is not copied to be hashed.
 func hashText(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	writeHashString(h, s)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-// hashJSON hashes the plain JSON of v (no HTML escaping).
-func hashJSON(v any) string {
-	b, _ := plainjson.Marshal(v) // tool summaries always encode
-	return hashText(string(b))
+func writeHashString(h hash.Hash, s string) {
+	var buf [1024]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+}
+
+// hashSummaries is the hex SHA-256 of tools as plainjson.Marshal encodes
+// them (the llm.tools_snapshot hash), written straight to the hash a
+// summary at a time instead of encoding the table into memory first; a
+// table that does not encode hashes as no bytes, as before.
+// TestHashSummariesIsTheHashOfTheEncoding pins the equality.
+func hashSummaries(tools []toolSummary) string {
+	h := sha256.New()
+	if tools == nil {
+		h.Write([]byte("null"))
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	var params bytes.Buffer
+	buf := make([]byte, 0, 4096)
+	buf = append(buf, '[')
+	for i, t := range tools {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"name":`...)
+		buf = plainjson.AppendQuote(buf, t.Name)
+		buf = append(buf, `,"description":`...)
+		h.Write(buf)
+		buf = plainjson.AppendQuote(buf[:0], t.Description) // the largest part: the buffer grows to the longest
+		h.Write(buf)
+		buf = append(buf[:0], `,"parameters":`...)
+		if t.Parameters == nil {
+			buf = append(buf, "null"...)
+		} else {
+			// Raw JSON is compacted as encoding/json writes it, and
+			// invalid JSON fails the encoding.
+			params.Reset()
+			if err := json.Compact(&params, t.Parameters); err != nil {
+				return hashText("")
+			}
+			h.Write(buf)
+			h.Write(params.Bytes())
+			buf = buf[:0]
+		}
+		buf = append(buf, '}')
+	}
+	buf = append(buf, ']')
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
 }

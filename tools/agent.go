@@ -94,11 +94,18 @@ func (t *Agent) Definition() llm.Tool {
 	if t.key == key.String() && t.def.Name != "" {
 		return t.def
 	}
-	data := map[string]any{"Timeout": "", "Background": t.o.AllowBackground, "Types": types}
+	timeout := ""
 	if d := t.o.Launcher.Timeout(); d > 0 {
-		data["Timeout"] = FormatDuration(d)
+		timeout = FormatDuration(d)
 	}
-	t.key, t.def = key.String(), definition(NameAgent, agentMD, data, agentSchema)
+	data := map[string]any{"Timeout": timeout, "Background": t.o.AllowBackground, "Types": types}
+	// The types are a slice: the definition is kept under the key they
+	// make instead.
+	k := struct {
+		Types, Timeout string
+		Background     bool
+	}{key.String(), timeout, t.o.AllowBackground}
+	t.key, t.def = key.String(), definitionFor(k, NameAgent, agentMD, data, agentSchema)
 	return t.def
 }
 

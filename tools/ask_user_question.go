@@ -75,8 +75,10 @@ type AskUserQuestion struct {
 
 // NewAskUserQuestion returns the AskUserQuestion tool.
 func NewAskUserQuestion(opts AskUserQuestionOptions) *AskUserQuestion {
-	data := map[string]any{"MaxQuestions": askMaxQuestions, "MinOptions": askMinOptions,
-		"MaxOptions": askMaxOptions, "Background": opts.Background != nil && opts.AllowBackground}
+	data := struct {
+		MaxQuestions, MinOptions, MaxOptions int
+		Background                           bool
+	}{askMaxQuestions, askMinOptions, askMaxOptions, opts.Background != nil && opts.AllowBackground}
 	schema := fmt.Sprintf(askUserQuestionSchema, askMaxQuestions, askMinOptions, askMaxOptions)
 	return &AskUserQuestion{opts: opts, def: definition(NameAskUserQuestion, askUserQuestionMD, data, schema)}
 }

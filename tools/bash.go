@@ -105,11 +105,16 @@ func NewBash(opts BashOptions) *Bash {
 		opts.BackgroundTimeout = BashBackgroundDefault
 	}
 	bg := opts.Background != nil && opts.AllowBackground
-	data := map[string]any{
-		"Shell": opts.Env.Shell().Name, "OutputLimit": BashOutputLimit, "Background": bg,
-		"AutoBackground":    bg && !opts.NoAutoBackground,
-		"ForegroundDefault": seconds(BashForegroundDefault), "ForegroundMax": seconds(BashForegroundMax),
-		"BackgroundDefault": max(seconds(opts.BackgroundTimeout), 0), "BackgroundMax": seconds(BashBackgroundMax),
+	data := struct {
+		Shell                                                              string
+		OutputLimit                                                        int
+		Background, AutoBackground                                         bool
+		ForegroundDefault, ForegroundMax, BackgroundDefault, BackgroundMax int
+	}{
+		Shell: opts.Env.Shell().Name, OutputLimit: BashOutputLimit, Background: bg,
+		AutoBackground:    bg && !opts.NoAutoBackground,
+		ForegroundDefault: seconds(BashForegroundDefault), ForegroundMax: seconds(BashForegroundMax),
+		BackgroundDefault: max(seconds(opts.BackgroundTimeout), 0), BackgroundMax: seconds(BashBackgroundMax),
 	}
 	bgDesc := ""
 	if bg {

@@ -52,7 +52,7 @@ type CronCreate struct {
 // NewCronCreate returns the CronCreate tool over s.
 func NewCronCreate(s CronScheduler) *CronCreate {
 	return &CronCreate{cron: s, def: definition(NameCronCreate, cronCreateMD,
-		map[string]any{"MaxJobs": CronMaxJobs, "MaxPromptBytes": CronMaxPromptBytes},
+		struct{ MaxJobs, MaxPromptBytes int }{CronMaxJobs, CronMaxPromptBytes},
 		fmt.Sprintf(cronCreateSchema, CronMaxPromptBytes))}
 }
 

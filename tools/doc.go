@@ -48,6 +48,13 @@
 //     (manager_test.go TestDefaultDefinitionsSize); with 200 MCP tools and
 //     progressive disclosure the first request stays under 40 KB
 //     (agent's TestMCP200ToolsFirstRequestSize).
+//   - A definition is rendered once per process for its template, schema
+//     and data (later tables and subagents' take the kept one), and a
+//     table is rebuilt only when what it depends on changed: a profile
+//     rebuilds it only when it changes whether background runs are
+//     offered; a kept or reused definition is the one a fresh table holds
+//     (manager_test.go TestActivationDecidesBackgroundRuns, agent_test.go
+//     TestAgentDefinitionFollowsItsInputs).
 //   - select_tools and Skill follow spec 05 §12 scenarios 84–86, through
 //     the real agent (agent's TestScenario84…, TestScenario85…,
 //     TestScenario86…).

@@ -44,7 +44,7 @@ type Glob struct {
 // NewGlob returns the Glob tool.
 func NewGlob(b Base) *Glob {
 	b = b.withDefaults()
-	data := map[string]any{"MaxMatches": GlobMaxMatches, "TimeoutSeconds": int(SearchTimeout.Seconds())}
+	data := struct{ MaxMatches, TimeoutSeconds int }{GlobMaxMatches, int(SearchTimeout.Seconds())}
 	return &Glob{b: b, def: definition(NameGlob, globMD, data, globSchema),
 		engine: search.New(search.Options{FS: b.Env}), timeout: searchTimeout(SearchTimeout)}
 }

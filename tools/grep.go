@@ -72,7 +72,7 @@ type Grep struct {
 // NewGrep returns the Grep tool.
 func NewGrep(b Base) *Grep {
 	b = b.withDefaults()
-	data := map[string]any{"HeadLimit": GrepDefaultHeadLimit, "TimeoutSeconds": int(SearchTimeout.Seconds())}
+	data := struct{ HeadLimit, TimeoutSeconds int }{GrepDefaultHeadLimit, int(SearchTimeout.Seconds())}
 	return &Grep{b: b, def: definition(NameGrep, grepMD, data, fmt.Sprintf(grepSchema, GrepDefaultHeadLimit)),
 		engine: search.New(search.Options{FS: b.Env}), timeout: searchTimeout(SearchTimeout)}
 }

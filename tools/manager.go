@@ -224,11 +224,14 @@ func (m *Manager) exactEnabled(name string) bool {
 	return m.enabled[name]
 }
 
-// SetActiveTools applies a profile's activation and rebuilds the builtin
-// table (Bash's background capability depends on it).
+// SetActiveTools applies a profile's activation, and rebuilds the builtin
+// table when it changes whether background runs are offered (Bash's,
+// AskUserQuestion's and the Agent tool's definitions depend on it; nothing
+// else in the table depends on the activation).
 func (m *Manager) SetActiveTools(a ActiveTools) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	background := m.allowBackground()
 	m.enabled, m.disabled, m.mcpAllow, m.mcpDeny = map[string]bool{}, map[string]bool{}, nil, nil
 	for _, n := range a.Names {
 		if strings.HasPrefix(n, "mcp__") {
@@ -247,7 +250,9 @@ func (m *Manager) SetActiveTools(a ActiveTools) {
 	for n := range m.user { // registered user tools stay enabled
 		m.enabled[n] = true
 	}
-	m.builtin = m.buildBuiltins()
+	if m.allowBackground() != background {
+		m.builtin = m.buildBuiltins()
+	}
 }
 
 // SetWorkspace rebuilds the builtin table for a new working directory or

@@ -32,7 +32,7 @@ func (f askerFunc) AskQuestions(ctx context.Context, r tools.QuestionRequest) (m
 }
 
 // defaultManager is the table a main agent on a vision model gets today.
-func defaultManager(t *testing.T) *tools.Manager {
+func defaultManager(t testing.TB) *tools.Manager {
 	t.Helper()
 	return tools.New(tools.Options{
 		Base:       tools.Base{Env: osenvtest.New(osenvtest.Options{})},
@@ -298,6 +298,54 @@ func TestTaskToolsNeedATaskManager(t *testing.T) {
 	for _, tool := range with.Tools(nil) {
 		if tool.Definition().Name == "Bash" && !strings.Contains(tool.Definition().Description, "run_in_background: true") {
 			t.Errorf("Bash description without the background paragraph:\n%s", tool.Definition().Description)
+		}
+	}
+}
+
+// TestActivationDecidesBackgroundRuns: a profile that leaves out a task
+// tool takes background runs out of Bash's and AskUserQuestion's
+// definitions, one that has all three puts them back, and applying the
+// same profile again changes nothing; every definition is the one a table
+// built afresh under that profile holds.
+func TestActivationDecidesBackgroundRuns(t *testing.T) {
+	all := []string{"Read", "Bash", "AskUserQuestion", "TaskList", "TaskOutput", "TaskStop"}
+	noOutput := []string{"Read", "Bash", "AskUserQuestion", "TaskList", "TaskStop"}
+	m := defaultManager(t)
+	for _, step := range []struct {
+		active     tools.ActiveTools
+		background bool
+	}{
+		{tools.ActiveTools{Names: all}, true},
+		{tools.ActiveTools{Names: noOutput}, false},
+		{tools.ActiveTools{Names: noOutput}, false},
+		{tools.ActiveTools{Names: all}, true},
+		{tools.ActiveTools{Names: all}, true},
+		{tools.ActiveTools{Names: all, Disallowed: []string{"TaskStop"}}, false},
+		{tools.ActiveTools{Names: all}, true},
+	} {
+		m.SetActiveTools(step.active)
+		fresh := defaultManager(t)
+		fresh.SetActiveTools(step.active)
+		want := map[string]llm.Tool{}
+		for _, tool := range fresh.Tools(nil) {
+			want[tool.Definition().Name] = tool.Definition()
+		}
+		got := map[string]llm.Tool{}
+		for _, tool := range m.Tools(nil) {
+			got[tool.Definition().Name] = tool.Definition()
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%v: the table differs from a fresh one (-fresh +got):\n%s", step.active, diff)
+		}
+		bash, ask := got["Bash"], got["AskUserQuestion"]
+		if has := strings.Contains(bash.Description, "run_in_background: true"); has != step.background {
+			t.Errorf("%v: Bash offers background runs: %v, want %v", step.active, has, step.background)
+		}
+		if has := strings.Contains(string(bash.Parameters), "background task"); has != step.background {
+			t.Errorf("%v: Bash's schema describes background runs: %v, want %v", step.active, has, step.background)
+		}
+		if has := strings.Contains(ask.Description, "background: true"); has != step.background {
+			t.Errorf("%v: AskUserQuestion offers background questions: %v, want %v", step.active, has, step.background)
 		}
 	}
 }

@@ -54,8 +54,8 @@ type ReadFile struct {
 
 // NewReadFile returns the Read tool.
 func NewReadFile(b Base) *ReadFile {
-	data := map[string]int{"MaxLines": ReadMaxLines, "MaxBytes": ReadMaxBytes,
-		"MaxLineLength": ReadMaxLineLength, "MaxTail": ReadMaxTail}
+	data := struct{ MaxLines, MaxBytes, MaxLineLength, MaxTail int }{ReadMaxLines, ReadMaxBytes, ReadMaxLineLength,
+		ReadMaxTail}
 	return &ReadFile{b: b.withDefaults(),
 		def: definition(NameRead, readFileMD, data, fmt.Sprintf(readFileSchema, ReadMaxTail, ReadMaxLines))}
 }

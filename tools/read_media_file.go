@@ -81,8 +81,10 @@ func NewReadMediaFile(opts ReadMediaFileOptions) *ReadMediaFile {
 	case opts.VideoIn:
 		capability = "The current model accepts video only."
 	}
-	data := map[string]any{"Capability": capability, "MaxEdge": opts.MaxEdge,
-		"BudgetKiB": opts.ReadByteBudget >> 10, "MaxFileMB": MediaMaxFileBytes >> 20}
+	data := struct {
+		Capability                    string
+		MaxEdge, BudgetKiB, MaxFileMB int
+	}{capability, opts.MaxEdge, opts.ReadByteBudget >> 10, MediaMaxFileBytes >> 20}
 	return &ReadMediaFile{opts: opts, def: definition(NameReadMediaFile, readMediaFileMD, data, readMediaFileSchema)}
 }
 

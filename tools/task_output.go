@@ -37,7 +37,7 @@ type TaskOutput struct {
 // NewTaskOutput returns the TaskOutput tool over tasks.
 func NewTaskOutput(tasks BackgroundTasks) *TaskOutput {
 	return &TaskOutput{tasks: tasks, def: definition(NameTaskOutput, taskOutputMD,
-		map[string]any{"PreviewBytes": TaskOutputPreview}, taskOutputSchema)}
+		struct{ PreviewBytes int }{TaskOutputPreview}, taskOutputSchema)}
 }
 
 // Definition implements loop.ExecutableTool.

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/kimigo/kimigo/internal/bug"
@@ -65,10 +67,47 @@ func (b Base) withDefaults() Base {
 }
 
 // definition builds an llm.Tool from a name, an embedded description
-// template rendered with data, and a JSON schema literal (compacted).
+// template rendered with data, and a JSON schema literal (compacted). The
+// result is kept per process when data is comparable (a struct of plain
+// fields): tool tables are built at every session start, for every
+// subagent and again when a profile changes what they offer, from a few
+// distinct inputs.
 func definition(name, descTemplate string, data any, schema string) llm.Tool {
+	if data == nil || reflect.ValueOf(data).Comparable() {
+		return definitionFor(data, name, descTemplate, data, schema)
+	}
 	return llm.Tool{Name: name, Description: renderDescription(name, descTemplate, data), Parameters: compactSchema(name, schema)}
 }
+
+// definitionFor is definition kept under key, a comparable value that
+// stands for data (which need not be comparable). The Parameters of the
+// tools it returns share their bytes; nothing modifies a tool's schema.
+func definitionFor(key any, name, descTemplate string, data any, schema string) llm.Tool {
+	k := definitionKey{name: name, template: descTemplate, schema: schema, data: key}
+	if d, ok := definitions.Load(k); ok {
+		return d.(llm.Tool)
+	}
+	d := llm.Tool{Name: name, Description: renderDescription(name, descTemplate, data), Parameters: compactSchema(name, schema)}
+	if definitionCount.Add(1) <= maxDefinitions {
+		definitions.Store(k, d)
+	}
+	return d
+}
+
+type definitionKey struct {
+	name, template, schema string
+	data                   any
+}
+
+// definitions holds built definitions by definitionKey, at most
+// maxDefinitions of them (a process that keeps meeting new subagent types
+// stops adding); a definition is never changed once stored.
+var (
+	definitions     sync.Map // definitionKey → llm.Tool
+	definitionCount atomic.Int64
+)
+
+const maxDefinitions = 256
 
 // renderDescription renders a tool description from its .md template. The
 // templates are embedded and tested, so a failure is a bug. A description

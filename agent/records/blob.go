@@ -38,8 +38,10 @@ func newBlobStore(fsys osenv.FS, dir, logPath string, threshold int, cacheBytes 
 // file was written (so the caller syncs the directory). rec itself is
 // never modified.
 func (s *blobStore) offload(rec Record) (Record, bool, error) {
-	line := rec.encode()
-	if !bytes.Contains(line, []byte(dataURLBase64Marker)) {
+	// Only the records media sits in are looked at (rewriteMedia leaves
+	// the others as they are), and a data URL can only be in their
+	// payload, so their bytes are searched without encoding them first.
+	if !mediaCarrier(rec.Type) || !bytes.Contains(rec.payload(), []byte(dataURLBase64Marker)) {
 		return rec, false, nil
 	}
 	wrote := false

@@ -182,3 +182,34 @@ func TestBlobStoredAsBase64TextIsRead(t *testing.T) {
 		t.Fatalf("malformed reference gave %q, want %q", got, records.MediaMissing)
 	}
 }
+
+// TestBlobOffloadOfARecordReadBack: a record taken from a line (a log of
+// an older version, a copy) is offloaded as one built from fields is,
+// whether it is written as it was read or with a new time.
+func TestBlobOffloadOfARecordReadBack(t *testing.T) {
+	payload := b64(6000, 4)
+	url := "data:image/png;base64," + payload
+	line := `{"type":"turn.prompt","input":[{"type":"image_url","imageUrl":{"url":"` + url + `"}}],"time":5}`
+	var kept, retimed records.Record
+	if err := kept.UnmarshalJSON([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	if err := retimed.UnmarshalJSON([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	retimed.Time = 0 // the log stamps it again
+	dir := t.TempDir()
+	o := openLog(t, dir)
+	o.record(t, kept, retimed)
+	o.close(t)
+	lines := readLines(t, dir)
+	ref := "blobref:image/png;" + hashOf(payload)
+	for i, l := range lines[1:] {
+		if !strings.Contains(l, `"url":"`+ref+`"`) || strings.Contains(l, payload) {
+			t.Errorf("record %d: line does not carry the blob reference %s:\n%.200s", i+1, ref, l)
+		}
+	}
+	if files := blobFiles(t, dir); len(files) != 1 || files[0] != hashOf(payload) {
+		t.Fatalf("blob files = %q, want one named by the payload hash", files)
+	}
+}

@@ -95,7 +95,11 @@
 //     line; it stays in the file (TestByteOrderMarkOnTheFirstLine);
 //   - a rewrite leaves the complete old file or the complete new one (S43);
 //   - offloading never changes the in-memory record; a missing blob reads
-//     back as MediaMissing (S44);
+//     back as MediaMissing (S44); a record read back is offloaded as one
+//     built from fields is (TestBlobOffloadOfARecordReadBack);
+//   - each batch lands in the file as its records' lines, whatever the
+//     sizes of the batches before it (the writer reuses its buffer;
+//     writer_test.go TestBatchesOfEverySizeAreWrittenWhole);
 //   - unknown record types replay without error and keep their bytes
 //     (S45); replay never writes a record (S46);
 //   - migrations follow spec 02 §6.5 exactly; a newer version replays

@@ -36,6 +36,16 @@ func rewriteMedia(rec Record, fn func(url string) (string, bool, error)) (Record
 	return nr, true, nil
 }
 
+// mediaCarrier reports whether records of type typ may hold media (those
+// partsPath finds parts in).
+func mediaCarrier(typ Type) bool {
+	switch typ {
+	case typeTurnPrompt, typeTurnSteer, typeAppendMessage, typeAppendLoopEvent:
+		return true
+	}
+	return false
+}
+
 // partsPath names the key path from the record object to its parts array.
 func partsPath(top *object, typ Type) []string {
 	switch typ {

@@ -80,6 +80,15 @@ func (r Record) Fields() json.RawMessage {
 	return json.RawMessage("{}")
 }
 
+// payload is the bytes r's fields are in, without a copy: its fields, or
+// the line it was read from (with its type and time), or nil.
+func (r Record) payload() []byte {
+	if r.fields != nil {
+		return r.fields
+	}
+	return r.line
+}
+
 // Line reports the 1-based line of wire.jsonl the record was read from,
 // or 0 for a record built in memory. Errors about a record name it.
 func (r Record) Line() int { return r.lineNo }
@@ -110,10 +119,30 @@ func (r Record) encode() []byte {
 	if r.line != nil && r.Type == r.lineType && r.Time == r.lineTime {
 		return r.line
 	}
+	var buf bytes.Buffer
+	buf.Grow(r.encodedSize())
+	r.writeTo(&buf)
+	return buf.Bytes()
+}
+
+// encodedSize is about the length of r's line (at least it, for a record
+// built in memory): what a buffer it is written to grows by.
+func (r Record) encodedSize() int {
+	if r.fields != nil {
+		return len(r.fields) + len(r.Type) + 32
+	}
+	return len(r.line) + 32
+}
+
+// writeTo appends r's line (encode's bytes) to buf without a copy of its
+// own.
+func (r Record) writeTo(buf *bytes.Buffer) {
+	if r.line != nil && r.Type == r.lineType && r.Time == r.lineTime {
+		buf.Write(r.line)
+		return
+	}
 	fields := r.Fields()
 	inner := bytes.TrimSpace(fields[1 : len(fields)-1])
-	var buf bytes.Buffer
-	buf.Grow(len(fields) + len(r.Type) + 32)
 	buf.WriteString(`{"type":`)
 	buf.Write(plainjson.Quote(string(r.Type)))
 	if len(inner) > 0 {
@@ -122,10 +151,9 @@ func (r Record) encode() []byte {
 	}
 	if r.Time != 0 {
 		buf.WriteString(`,"time":`)
-		buf.WriteString(strconv.FormatInt(r.Time, 10))
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), r.Time, 10))
 	}
 	buf.WriteByte('}')
-	return buf.Bytes()
 }
 
 // UnmarshalJSON parses one record object, keeping its bytes.

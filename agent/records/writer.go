@@ -22,7 +22,15 @@ type writerState struct {
 	dirSynced bool       // the directory entry of wire.jsonl is durable, or the syncer was asked to make it so
 	existed   bool       // wire.jsonl was opened once: it is never created again
 	removed   bool       // wire.jsonl went away under the writer: nothing is written any more
+	// buf holds the batch being written (encodeBatch); it is kept for
+	// the next one unless it grew past maxKeptBatchBuffer.
+	buf bytes.Buffer
 }
+
+// maxKeptBatchBuffer caps the batch buffer the writer keeps between
+// batches: a step's records fit, an image or a long tool output does not
+// stay in memory.
+const maxKeptBatchBuffer = 256 << 10
 
 // inflight is a batch in the file whose fsync has not completed yet.
 type inflight struct {
@@ -86,6 +94,9 @@ func (p *FilePersistence) drain() {
 			err = p.replaceBatch(batch, upto)
 		} else {
 			err = p.appendBatch(batch, inflight{recs: batch, gen: gen, upto: upto, id: id})
+		}
+		if p.w.buf.Cap() > maxKeptBatchBuffer {
+			p.w.buf = bytes.Buffer{}
 		}
 		if err != nil {
 			p.fileMu.Lock()
@@ -312,9 +323,16 @@ func (p *FilePersistence) replaceBatch(batch []Record, upto uint64) error {
 	return nil
 }
 
-// encodeBatch offloads media and encodes the batch as lines.
+// encodeBatch offloads media and encodes the batch as lines, in the
+// writer's buffer: the bytes are good until the next batch.
 func (p *FilePersistence) encodeBatch(batch []Record) ([]byte, error) {
-	var buf bytes.Buffer
+	buf := &p.w.buf
+	buf.Reset()
+	size := 0
+	for _, rec := range batch {
+		size += rec.encodedSize() + 1
+	}
+	buf.Grow(size)
 	newBlobs := false
 	for _, rec := range batch {
 		out, wrote, err := p.blobs.offload(rec)
@@ -322,7 +340,7 @@ func (p *FilePersistence) encodeBatch(batch []Record) ([]byte, error) {
 			return nil, err
 		}
 		newBlobs = newBlobs || wrote
-		buf.Write(out.encode())
+		out.writeTo(buf)
 		buf.WriteByte('\n')
 	}
 	if newBlobs { // blobs must be durable before a line refers to them

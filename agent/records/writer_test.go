@@ -154,3 +154,36 @@ func TestStageDoesNotWaitForTheFsync(t *testing.T) {
 		t.Errorf("prompts (-want +got):\n%s", d)
 	}
 }
+
+// TestBatchesOfEverySizeAreWrittenWhole: batches small and large, one
+// after the other (the writer reuses its buffer, and gives up one that
+// grew large), each land in the file as their records' lines, and the log
+// replays them.
+func TestBatchesOfEverySizeAreWrittenWhole(t *testing.T) {
+	dir := t.TempDir()
+	o := openLog(t, dir)
+	var want []records.Record
+	for i, size := range []int{10, 300 << 10, 20, 5000, 600 << 10, 1, 70 << 10} {
+		batch := []records.Record{prompt(t, strings.Repeat(string(rune('a'+i)), size)), prompt(t, "small")}
+		o.record(t, batch...)
+		o.flush(t)
+		want = append(want, batch...)
+	}
+	o.close(t)
+	lines := readLines(t, dir)[1:]
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d", len(lines), len(want))
+	}
+	o = openLog(t, dir)
+	got, _ := o.replayAll(t)
+	o.close(t)
+	got = got[1:]
+	for i, r := range want {
+		if lines[i] != got[i].String() {
+			t.Errorf("line %d is not the record replayed from it", i+1)
+		}
+		if got[i].Type != r.Type || string(got[i].Fields()) != string(r.Fields()) || got[i].Time == 0 {
+			t.Errorf("record %d replays as %.80s, want %.80s with a time", i+1, got[i].String(), r.String())
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kimigo/kimigo/llm"
 	"github.com/kimigo/kimigo/llm/internal/wire"
@@ -278,7 +279,13 @@ func (c *toolsCache) encode(e *encoder, tools []llm.Tool) ([]byte, error) {
 		return enc, nil
 	}
 	c.mu.Unlock()
-	w := newWriter()
+	// Sized for the table up front (escapes and Kimi's added types take
+	// the eighth added), not grown to twice its size a doubling at a time.
+	size := 2
+	for _, t := range tools {
+		size += 64 + len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
+	w := newWriterOn(make([]byte, 0, size+size/8))
 	if err := e.encodeTools(w, tools); err != nil {
 		return nil, err
 	}
@@ -293,6 +300,30 @@ func (c *toolsCache) encode(e *encoder, tools []llm.Tool) ([]byte, error) {
 func sameTool(a, b llm.Tool) bool {
 	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters) &&
 		a.Deferred == b.Deferred
+}
+
+// kimiSchemas keeps the Kimi form of tool schemas by their source, per
+// process: each provider (a subagent's, a model switch's) encodes the
+// same builtin schemas once more, and normalizing one decodes and
+// re-encodes it whole. At most maxKimiSchemas are kept; a stored schema
+// is never changed.
+var (
+	kimiSchemas     sync.Map // string → json.RawMessage
+	kimiSchemaCount atomic.Int64
+)
+
+const maxKimiSchemas = 512
+
+// normalizedKimiSchema is NormalizeKimiSchema, kept in kimiSchemas.
+func normalizedKimiSchema(params json.RawMessage) (json.RawMessage, error) {
+	if s, ok := kimiSchemas.Load(string(params)); ok {
+		return s.(json.RawMessage), nil
+	}
+	s, err := NormalizeKimiSchema(params)
+	if err == nil && kimiSchemaCount.Add(1) <= maxKimiSchemas {
+		kimiSchemas.Store(string(params), json.RawMessage(bytes.Clone(s)))
+	}
+	return s, err
 }
 
 func (e *encoder) encodeTools(w *writer, tools []llm.Tool) error {
@@ -315,7 +346,7 @@ func (e *encoder) encodeTools(w *writer, tools []llm.Tool) error {
 			}
 			if e.kimi {
 				var err error
-				if params, err = NormalizeKimiSchema(params); err != nil {
+				if params, err = normalizedKimiSchema(params); err != nil {
 					return invalidRequest("tool %s: %v", t.Name, err)
 				}
 			}

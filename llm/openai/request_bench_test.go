@@ -81,3 +81,20 @@ func BenchmarkStepRequest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolTable encodes a tool table the first time a provider sends
+// it (every later request takes it from the cache), for both flavours.
+func BenchmarkToolTable(b *testing.B) {
+	tools := benchTools()
+	for _, kimi := range []bool{true, false} {
+		b.Run(fmt.Sprintf("kimi=%v", kimi), func(b *testing.B) {
+			e := &encoder{kimi: kimi}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := (&toolsCache{}).encode(e, tools); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

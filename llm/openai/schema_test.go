@@ -151,3 +151,34 @@ func TestNormalizeKimiSchemaNonObject(t *testing.T) {
 		}
 	}
 }
+
+// TestKimiSchemasAreKeptAsNormalized: a schema normalized before comes
+// back from the per-process store byte for byte as NormalizeKimiSchema
+// makes it, and a schema that cannot be normalized fails every time.
+func TestKimiSchemasAreKeptAsNormalized(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"enum":["x","y"]}}}`,
+		`{"properties":{"n":{"const":3},"list":{"items":{"properties":{}}}}}`,
+		`[1,2]`,
+	} {
+		want, err := NormalizeKimiSchema(json.RawMessage(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			got, err := normalizedKimiSchema(json.RawMessage(schema))
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%s, call %d: %s, %v; want %s", schema, i+1, got, err, want)
+			}
+		}
+	}
+	bad := json.RawMessage(`{"properties":{"m":{"enum":[1,"a"]}}}`)
+	if _, err := NormalizeKimiSchema(bad); err == nil {
+		t.Fatal("a mixed enum normalized")
+	}
+	for i := range 2 {
+		if got, err := normalizedKimiSchema(bad); err == nil {
+			t.Errorf("call %d: a mixed enum normalized to %s", i+1, got)
+		}
+	}
+}
