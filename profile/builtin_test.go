@@ -169,3 +169,14 @@ func TestPluginSectionsAndAdditionalDirs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBuiltin is what every session open pays for the built-in
+// catalog.
+func BenchmarkBuiltin(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Builtin(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -11,8 +11,10 @@
 //   - the YAML profile schema and its loading, with prompt text read from
 //     .md files beside the YAML (load.go), and extends resolution and the
 //     merge rules (extends.go);
-//   - the four built-in profiles agent, coder, explore and plan, embedded
-//     from builtin/ (Builtin, Resolve);
+//   - the four built-in profiles agent, coder, explore and plan, written
+//     in builtin/; their YAML is compiled in already decoded (go generate
+//     writes builtin_gen.go) and their .md files are embedded, so start-up
+//     decodes no YAML (Builtin, Resolve);
 //   - the template engine: text/template over the spec's variables,
 //     {{.KIMI_OS}}, with every name checked when the catalog is built so a
 //     typo fails at startup, naming file, line and column (template.go);
@@ -52,4 +54,8 @@
 //     again (TestGitSlowVerdictOutlivesANewHead); the changed files are
 //     never cached; a broken or unwritable cache is ignored (TestGitCache,
 //     git_cache.go).
+//   - builtin_gen.go is what decoding builtin/*.yaml gives, and Builtin
+//     equals Load on builtin/ (TestBuiltinGenerated). Profiles that
+//     inherit a template share one parse of it
+//     (TestInheritedTemplateParsedOnce).
 package profile

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"text/template"
 )
 
 // merged is a definition with its extends chain folded in (spec 05 §8.2).
@@ -20,7 +21,9 @@ type merged struct {
 
 // resolveDefinitions folds every extends chain, links subagent
 // descriptions, compiles the templates and returns the profiles in
-// definition order. Resolution is memoized and cycle-checked.
+// definition order. Resolution is memoized and cycle-checked. A template
+// that profiles inherit is parsed once and shared by them, each checked
+// against its own variables.
 func resolveDefinitions(defs []*definition) ([]*Profile, error) {
 	byName := make(map[string]*definition, len(defs))
 	for _, d := range defs {
@@ -42,9 +45,10 @@ func resolveDefinitions(defs []*definition) ([]*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	parsed := map[*templateSource]*template.Template{}
 	profiles := make([]*Profile, 0, len(all))
 	for _, m := range all {
-		p, err := m.build(descriptions[m.def.f.Name])
+		p, err := m.build(descriptions[m.def.f.Name], parsed)
 		if err != nil {
 			return nil, err
 		}
@@ -141,14 +145,15 @@ func linkSubagents(defs []*definition, byName map[string]*definition) (map[strin
 }
 
 // build compiles the merged template and returns the profile. ownerDesc
-// fills the description when the profile has none of its own.
-func (m *merged) build(ownerDesc string) (*Profile, error) {
+// fills the description when the profile has none of its own; parsed
+// holds the templates parsed so far, which build reuses and adds to.
+func (m *merged) build(ownerDesc string, parsed map[*templateSource]*template.Template) (*Profile, error) {
 	f := &m.def.f
-	src := templateSource{name: m.def.file}
-	if m.template != nil {
-		src = *m.template
+	src := m.template
+	if src == nil {
+		src = &templateSource{name: m.def.file}
 	}
-	tmpl, err := compileTemplate(src, m.vars)
+	tmpl, err := compile(src, m.vars, parsed)
 	if err != nil {
 		return nil, fmt.Errorf("compile system prompt for agent profile %q: %w", f.Name, err)
 	}
@@ -169,4 +174,18 @@ func (m *merged) build(ownerDesc string) (*Profile, error) {
 		p.Subagents = slices.Sorted(maps.Keys(f.Subagents))
 	}
 	return New(p, &templatePrompt{tmpl: tmpl, vars: m.vars}), nil
+}
+
+// compile returns the template of src, parsed once per source, after
+// checking it against vars.
+func compile(src *templateSource, vars map[string]string, parsed map[*templateSource]*template.Template) (*template.Template, error) {
+	t := parsed[src]
+	if t == nil {
+		var err error
+		if t, err = parseTemplate(*src); err != nil {
+			return nil, err
+		}
+		parsed[src] = t
+	}
+	return t, checkNames(t, vars)
 }

@@ -13,16 +13,39 @@ import (
 	"github.com/goccy/go-yaml"
 )
 
-// builtinFS holds the four built-in profiles and their prompt files.
+//go:generate go test -run ^TestBuiltinGenerated$ -generate
+
+// builtinFS holds the prompt files of the built-in profiles.
 //
-//go:embed builtin
+//go:embed builtin/*.md
 var builtinFS embed.FS
 
 // Builtin returns the catalog of the four built-in profiles (agent, coder,
-// explore, plan; spec 05 §8.3) with agent as the default. Each call parses
-// the embedded files anew, so callers should keep the result.
+// explore, plan; spec 05 §8.3) with agent as the default. Each call builds
+// the catalog anew, so callers should keep the result.
+//
+// The profiles are written in builtin/ like any profile, but kimigo does
+// not parse their YAML when it starts: builtin_gen.go holds it decoded,
+// and TestBuiltinGenerated checks that decoding the files gives the same.
+// The rest (validation, prompt files, extends, templates) runs as for
+// any profile.
 func Builtin() (*Catalog, error) {
-	return Load(builtinFS, "builtin/agent.yaml", "builtin/coder.yaml", "builtin/explore.yaml", "builtin/plan.yaml")
+	files := builtinFiles()
+	defs := make([]*definition, 0, len(files))
+	for _, b := range files {
+		d, err := newDefinition(builtinFS, b.name, b.f)
+		if err != nil {
+			return nil, err
+		}
+		defs = append(defs, d)
+	}
+	return catalog(defs)
+}
+
+// decodedFile is a profile file whose YAML is decoded.
+type decodedFile struct {
+	name string
+	f    profileFile
 }
 
 // Resolve returns the built-in profile called name, or the default when
@@ -57,6 +80,12 @@ func Load(fsys fs.FS, files ...string) (*Catalog, error) {
 		}
 		defs = append(defs, d)
 	}
+	return catalog(defs)
+}
+
+// catalog resolves defs and returns them as a catalog whose default is
+// DefaultName when one of them has that name.
+func catalog(defs []*definition) (*Catalog, error) {
 	profiles, err := resolveDefinitions(defs)
 	if err != nil {
 		return nil, err
@@ -103,10 +132,26 @@ type templateSource struct {
 }
 
 func parseDefinition(fsys fs.FS, file string, data []byte) (*definition, error) {
-	d := &definition{file: file}
-	if err := yaml.Unmarshal(data, &d.f); err != nil {
-		return nil, fmt.Errorf("invalid agent profile YAML at %s: %s", file, yaml.FormatError(err, false, false))
+	f, err := decodeProfile(file, data)
+	if err != nil {
+		return nil, err
 	}
+	return newDefinition(fsys, file, f)
+}
+
+// decodeProfile decodes the YAML of the profile file called file.
+func decodeProfile(file string, data []byte) (profileFile, error) {
+	var f profileFile
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		return profileFile{}, fmt.Errorf("invalid agent profile YAML at %s: %s", file, yaml.FormatError(err, false, false))
+	}
+	return f, nil
+}
+
+// newDefinition validates the decoded profile file f and reads the
+// prompt files it names from fsys, relative to file's directory.
+func newDefinition(fsys fs.FS, file string, f profileFile) (*definition, error) {
+	d := &definition{file: file, f: f}
 	if err := d.validate(); err != nil {
 		return nil, fmt.Errorf("invalid agent profile at %s: %w", file, err)
 	}

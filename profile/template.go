@@ -44,14 +44,16 @@ func roleAdditional(pc PromptContext, vars map[string]string) string {
 	return vars["roleAdditional"]
 }
 
-// compileTemplate parses src and checks that every variable it names is
-// one the renderer will define: a context variable or one of vars. Errors
-// name the template file, line and column, as text/template does.
-func compileTemplate(src templateSource, vars map[string]string) (*template.Template, error) {
-	t, err := template.New(src.name).Option("missingkey=error").Parse(src.text)
-	if err != nil {
-		return nil, err
-	}
+// parseTemplate parses src. Errors name the template file, line and
+// column, as text/template does.
+func parseTemplate(src templateSource) (*template.Template, error) {
+	return template.New(src.name).Option("missingkey=error").Parse(src.text)
+}
+
+// checkNames checks that every variable t names is one the renderer will
+// define: a context variable or one of vars. Errors name the template
+// file, line and column.
+func checkNames(t *template.Template, vars map[string]string) error {
 	known := map[string]bool{VarRoleAdditional: true}
 	for _, n := range contextVarNames() {
 		known[n] = true
@@ -66,10 +68,10 @@ func compileTemplate(src templateSource, vars map[string]string) (*template.Temp
 		c := nameCheck{t: tt, known: known}
 		c.walk(tt.Tree.Root, true)
 		if c.err != nil {
-			return nil, c.err
+			return c.err
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // nameCheck walks a parse tree for references to undefined variables.

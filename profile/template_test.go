@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"text/template"
 )
 
 func loadOne(t *testing.T, yaml string) *Profile {
@@ -82,4 +83,44 @@ func TestRenderConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestInheritedTemplateParsedOnce: profiles that inherit a template share
+// one parse of it, and each still renders with its own variables.
+func TestInheritedTemplateParsedOnce(t *testing.T) {
+	c, err := Load(yamlFS(map[string]string{
+		"p/base.yaml":  "name: base\nsystemPromptPath: base.md\npromptVars: {x: base}\n",
+		"p/base.md":    "x={{.x}}",
+		"p/child.yaml": "name: child\nextends: base\npromptVars: {x: child}\n",
+		"p/other.yaml": "name: other\nsystemPromptTemplate: \"x={{.x}}\"\npromptVars: {x: other}\n",
+	}), "p/base.yaml", "p/child.yaml", "p/other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := func(name string) *template.Template {
+		p, _ := c.Get(name)
+		return p.prompt.(*templatePrompt).tmpl
+	}
+	if tmpl("base") != tmpl("child") {
+		t.Error("base and child parsed the template they share twice")
+	}
+	if tmpl("other") == tmpl("base") {
+		t.Error("other shares base's template")
+	}
+	for _, name := range c.Names() {
+		p, _ := c.Get(name)
+		if got, err := p.SystemPrompt(PromptContext{}); err != nil || got != "x="+name {
+			t.Errorf("%s renders %q, %v; want %q", name, got, err, "x="+name)
+		}
+	}
+	b, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := b.Get(DefaultName)
+	for _, p := range b.Profiles() {
+		if p.prompt.(*templatePrompt).tmpl != agent.prompt.(*templatePrompt).tmpl {
+			t.Errorf("built-in %s parses system.md again", p.Name)
+		}
+	}
 }

@@ -139,11 +139,11 @@ func checkAgentFiles(env osenv.Env, files []string, workDir string) error {
 	return nil
 }
 
-// startBuiltinProfiles parses the built-in profiles on their own
+// startBuiltinProfiles builds the built-in profiles on their own
 // goroutine and returns a function that waits for the result. They depend
-// on nothing the session reads, and parsing them (YAML and templates) is
-// the largest piece of CPU work before a session opens, so it overlaps
-// the store lookups and local.toml instead of following them.
+// on nothing the session reads, and building them (their definitions are
+// compiled in, but the system prompt template is parsed) is CPU work that
+// can overlap the store lookups and local.toml instead of following them.
 func startBuiltinProfiles() func() (*profile.Catalog, error) {
 	done := make(chan struct{})
 	var c *profile.Catalog

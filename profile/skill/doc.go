@@ -12,8 +12,10 @@
 //     flat files at a root's top level, the first name found winning
 //     (discover.go);
 //   - the Registry: discovered skills, then the built-in ones whose names
-//     are free (builtin/, written for kimigo), case-insensitive lookup and
-//     the model's listing for the system prompt (registry.go, builtin.go);
+//     are free (builtin/, written for kimigo; their frontmatter is compiled
+//     in already decoded, builtin_gen.go by go generate), case-insensitive
+//     lookup and the model's listing for the system prompt (registry.go,
+//     builtin.go);
 //   - placeholder expansion of a skill's body for one activation
 //     (render.go: Render, Tokenize).
 //
@@ -34,4 +36,6 @@
 //   - Render substitutes tokens, names and ${KIMI_SKILL_DIR}, escapes
 //     tags in arguments, and appends unused arguments (TestScenario84Render,
 //     TestRender, FuzzTokenize).
+//   - builtin_gen.go is what decoding the built-in frontmatter gives, and
+//     Builtin equals Parse on builtin/ (TestBuiltinGenerated).
 package skill

@@ -37,6 +37,12 @@ type ParseOptions struct {
 // frontmatter, a closing "---" line, then the instructions. Every error
 // names the file and, where there is one, the line.
 func Parse(p string, data []byte, o ParseOptions) (Skill, error) {
+	return parse(p, data, o, decodeFrontmatter)
+}
+
+// parse is Parse with the decoding of the frontmatter's YAML given: the
+// built-in skills have theirs decoded ahead of time.
+func parse(p string, data []byte, o ParseOptions, decode func(p, front string) (map[string]any, error)) (Skill, error) {
 	text := strings.TrimPrefix(string(data), "\ufeff")
 	s := Skill{Path: p, Dir: o.Dir, Source: o.Source, Type: TypePrompt}
 	if s.Dir == "" {
@@ -50,11 +56,12 @@ func Parse(p string, data []byte, o ParseOptions) (Skill, error) {
 		return Skill{}, fmt.Errorf("missing frontmatter in %s: line 1 must be \"---\"", p)
 	}
 	s.Body = strings.TrimSpace(body)
-	fm, err := decodeFrontmatter(p, front)
+	fields, err := decode(p, front)
 	if err != nil {
 		return Skill{}, err
 	}
-	s.Metadata = fm.fields
+	fm := frontmatter{path: p, text: front, fields: fields}
+	s.Metadata = fields
 	if s.Name, err = fm.str("name"); err != nil {
 		return Skill{}, err
 	}
@@ -130,21 +137,21 @@ type frontmatter struct {
 	fields map[string]any // nil for an empty frontmatter
 }
 
-func decodeFrontmatter(p, front string) (frontmatter, error) {
-	fm := frontmatter{path: p, text: front}
+// decodeFrontmatter decodes the YAML between the fences: nil when it is
+// empty, else a mapping.
+func decodeFrontmatter(p, front string) (map[string]any, error) {
 	if strings.TrimSpace(front) == "" {
-		return fm, nil
+		return nil, nil
 	}
 	var raw any
 	if err := yaml.Unmarshal([]byte(front), &raw); err != nil {
-		return fm, fmt.Errorf("invalid frontmatter in %s: %s", p, yamlError(err))
+		return nil, fmt.Errorf("invalid frontmatter in %s: %s", p, yamlError(err))
 	}
 	fields, ok := raw.(map[string]any)
 	if raw != nil && !ok {
-		return fm, fmt.Errorf("frontmatter in %s must be a mapping at the top level (line 2)", p)
+		return nil, fmt.Errorf("frontmatter in %s must be a mapping at the top level (line 2)", p)
 	}
-	fm.fields = fields
-	return fm, nil
+	return fields, nil
 }
 
 // yamlError words a YAML error with its position in the file: the
