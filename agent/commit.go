@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -152,14 +153,42 @@ func (a *Agent) applyByType(rec records.Record) (applied, bool, error) {
 
 // applyToolsSnapshot restores the request recorder's write-dedup cursor.
 func (a *Agent) applyToolsSnapshot(rec records.Record) (applied, error) {
-	var s struct {
-		Hash string `json:"hash"`
+	hash, err := snapshotHash(rec.Fields())
+	if err != nil {
+		return applied{}, fmt.Errorf("decode %s record: %w", rec.Type, err)
 	}
-	if err := records.Decode(rec, &s); err != nil {
-		return applied{}, err
-	}
-	a.toolsHashes[s.Hash] = true
+	a.toolsHashes[hash] = true
 	return applied{}, nil
+}
+
+// snapshotHash reads the "hash" member of a tools snapshot. The snapshot
+// writes it before the table, which only the log needs, so the table (tens
+// of kilobytes at every session start) is not read; a member it does not
+// know is skipped, and without a hash the hash is "", as decoding the whole
+// snapshot into a struct would give.
+func snapshotHash(fields []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(fields))
+	if t, err := dec.Token(); err != nil {
+		return "", err
+	} else if t != json.Delim('{') {
+		return "", fmt.Errorf("a tools snapshot is %v, not an object", t)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		if k == "hash" {
+			var h string
+			err := dec.Decode(&h)
+			return h, err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
 }
 
 // applyInput raises the turn counter to the turn a prompt or steer

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kimigo/kimigo/config"
+	_ "github.com/kimigo/kimigo/internal/hugeheap" // huge pages for the heap of a start (see its doc)
 	"github.com/kimigo/kimigo/sandbox"
 )
 
