@@ -18,7 +18,12 @@ import (
 const (
 	// gitDeadline bounds the whole git probe of a prompt context: the
 	// first request waits for it.
-	gitDeadline      = 15 * time.Millisecond
+	gitDeadline = 15 * time.Millisecond
+	// gitLargeIndex is an index size (some 40,000 files) past which git
+	// status cannot finish within gitDeadline: it has that many files to
+	// stat. Such a repository is slow from its first start on, without
+	// the wait for a status that would be cut short anyway.
+	gitLargeIndex    = 4 << 20
 	gitDirtyMax      = 20
 	gitCommitsMax    = 3
 	gitCommitMaxRune = 200
@@ -75,7 +80,7 @@ func (g GitState) Block() string {
 		b.WriteString("Branch: " + g.Branch + "\n")
 	}
 	if g.Slow {
-		b.WriteString("Dirty files: not gathered (git status took longer than " + strconv.Itoa(int(gitDeadline/time.Millisecond)) + " ms)\n")
+		b.WriteString("Dirty files: not gathered (git status takes longer than " + strconv.Itoa(int(gitDeadline/time.Millisecond)) + " ms in this repository)\n")
 	}
 	if g.DirtyCount > 0 {
 		b.WriteString("Dirty files (" + strconv.Itoa(g.DirtyCount) + "):\n")
@@ -121,7 +126,9 @@ type gitProbe struct {
 // is cached per work dir while HEAD, the index and the refs are unchanged
 // (git_cache.go): a cached slow verdict runs no git at all (after a new
 // HEAD or index, only log and remote, until the verdict expires), and a
-// cached fast repository runs only git status.
+// cached fast repository runs only git status. A repository whose index
+// is gitLargeIndex or larger is slow from the start: its status is not
+// run at all.
 func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe gitProbe) GitState {
 	if _, err := env.Lstat(path.Join(root, ".git")); err != nil {
 		return GitState{NotARepo: true, WorkDir: workDir}
@@ -136,7 +143,11 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe g
 	// A slow verdict is about the size of the work tree, which a commit, a
 	// checkout or git add hardly changes: it holds until it expires, and
 	// a new HEAD or index only asks for the commits and the remote again.
-	slowKnown := found && cached.Slow && now().Sub(cached.SlowAt) < gitSlowTTL
+	slowCached := found && cached.Slow && now().Sub(cached.SlowAt) < gitSlowTTL
+	// A large index makes a repository slow unless a status once finished
+	// in time here.
+	large := repo.indexSize >= gitLargeIndex && !(found && !cached.Slow)
+	slowKnown := slowCached || large
 	if hit && slowKnown {
 		return cached.state(workDir, repo)
 	}
@@ -195,7 +206,7 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe g
 	complete := hit || slow || (lgErr == nil && rmErr == nil)
 	if complete && (!hit || slow || cached.Slow) {
 		at := now()
-		if slowKnown {
+		if slowCached {
 			at = cached.SlowAt
 		}
 		storeGitCache(env, probe.cacheDir, workDir, repo, g, at)

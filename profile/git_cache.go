@@ -34,6 +34,8 @@ type gitRepo struct {
 	// config, HEAD's ref and packed-refs; "" when the git directory is not
 	// found, which turns the cache off.
 	stamp string
+	// indexSize is the size of the index in bytes (0 without one).
+	indexSize int64
 }
 
 // readGitRepo reads the git directory of the work tree at root: .git
@@ -76,6 +78,9 @@ func readGitRepo(fsys osenv.FS, root string) gitRepo {
 	for _, f := range files {
 		b.WriteString(f)
 		if fi, err := fsys.Stat(f); err == nil {
+			if f == files[1] {
+				r.indexSize = fi.Size()
+			}
 			b.WriteString(" " + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + " " + strconv.FormatInt(fi.Size(), 10) + "\n")
 		} else {
 			b.WriteString(" -\n")

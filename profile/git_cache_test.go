@@ -32,7 +32,7 @@ func TestGitSlowStatus(t *testing.T) {
 	if len(env.Runner().Signals()) == 0 {
 		t.Error("the slow git status was not killed")
 	}
-	if b := g.Block(); !strings.Contains(b, "Branch: main\nDirty files: not gathered (git status took longer than 15 ms)\n") {
+	if b := g.Block(); !strings.Contains(b, "Branch: main\nDirty files: not gathered (git status takes longer than 15 ms in this repository)\n") {
 		t.Errorf("block:\n%s", b)
 	}
 	pc, _ := prepare(t, newEnv(t, smallRepo()), "/ws")
@@ -281,5 +281,39 @@ func TestReadGitRepoWorktree(t *testing.T) {
 	}
 	if main := readGitRepo(f.env, f.repo); main.branch != "trunk" || main.stamp == r.stamp {
 		t.Errorf("main tree: %+v", main)
+	}
+}
+
+// TestGitLargeIndexIsSlowWithoutStatus: an index of gitLargeIndex bytes
+// makes the repository slow at its first start without running git
+// status (which could not finish in time); the commits still come, and
+// the verdict is cached, so the next start runs no git at all.
+func TestGitLargeIndexIsSlowWithoutStatus(t *testing.T) {
+	files := smallRepo()
+	files["/ws/.git/index"] = strings.Repeat("x", gitLargeIndex)
+	env := osenvtest.New(osenvtest.Options{Cwd: "/ws", Files: files, Run: gitScript})
+	probe := gitProbe{deadline: 10 * time.Second, cacheDir: "/cache"}
+	g := gatherGit(t.Context(), env, "/ws", "/ws", probe)
+	if !g.Repo || !g.Slow || g.Branch != "main" || g.DirtyCount != 0 || len(g.Commits) != 2 {
+		t.Fatalf("state = %+v, want a slow repository on main with its two commits", g)
+	}
+	for _, c := range env.Runner().Commands() {
+		if slices.Contains(c.Args, "status") {
+			t.Errorf("git status ran on a large index: %q", c.Args)
+		}
+	}
+	n := len(env.Runner().Commands())
+	if again := gatherGit(t.Context(), env, "/ws", "/ws", probe); !again.Slow || len(again.Commits) != 2 {
+		t.Errorf("second start = %+v, want the cached slow state", again)
+	}
+	if ran := env.Runner().Commands()[n:]; len(ran) != 0 {
+		t.Errorf("the second start ran git: %v", ran)
+	}
+
+	// Just under the size, the status runs.
+	files["/ws/.git/index"] = strings.Repeat("x", gitLargeIndex-1)
+	env = osenvtest.New(osenvtest.Options{Cwd: "/ws", Files: files, Run: gitScript})
+	if g := gatherGit(t.Context(), env, "/ws", "/ws", probe); g.Slow || g.DirtyCount != 1 {
+		t.Errorf("state under the size = %+v, want the status's one dirty file", g)
 	}
 }
