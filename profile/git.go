@@ -19,11 +19,12 @@ const (
 	// gitDeadline bounds the whole git probe of a prompt context: the
 	// first request waits for it.
 	gitDeadline = 15 * time.Millisecond
-	// gitLargeIndex is an index size (some 40,000 files) past which git
-	// status cannot finish within gitDeadline: it has that many files to
-	// stat. Such a repository is slow from its first start on, without
-	// the wait for a status that would be cut short anyway.
-	gitLargeIndex    = 4 << 20
+	// gitLargeIndex is an index size past which git status cannot finish
+	// within gitDeadline: an entry is some 100 bytes, so this is some
+	// 10,000 files, each of which the status stats (and their dirs it
+	// reads for untracked files). Such a repository is slow from its first
+	// start on, without the wait for a status that would be cut short.
+	gitLargeIndex    = 1 << 20
 	gitDirtyMax      = 20
 	gitCommitsMax    = 3
 	gitCommitMaxRune = 200
