@@ -128,8 +128,15 @@ func TestE2EKilledWhileATaskRunsThenContinue(t *testing.T) {
 	var pid int
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		_, rec, ok := taskRecord(t, c.home)
-		if ok && len(srv.Requests()) == 2 && strings.Contains(errw.String(), "Waiting for 1 background task") {
+		// The kill comes once the task's first line is in its log: the
+		// shell may not have run the echo yet when the run starts waiting.
+		file, rec, ok := taskRecord(t, c.home)
+		logged := false
+		if ok {
+			b, _ := os.ReadFile(filepath.Join(strings.TrimSuffix(file, ".json"), "output.log"))
+			logged = string(b) == "partial\n"
+		}
+		if ok && logged && len(srv.Requests()) == 2 && strings.Contains(errw.String(), "Waiting for 1 background task") {
 			pid = int(rec["pid"].(float64))
 			break
 		}
