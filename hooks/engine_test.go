@@ -32,10 +32,21 @@ func toolInput(name, args string) map[string]any {
 	return map[string]any{"toolName": name, "toolInput": json.RawMessage(args), "toolCallId": "c1"}
 }
 
-// groupGone reports whether the process group pgid has no live member.
-// A killed member stays a zombie until its new parent reaps it, which in
-// a container may take a while, so zombies count as gone (Linux /proc).
+// groupGone reports whether the process group pgid has no live member,
+// waiting up to five seconds for one: a member the engine killed may still
+// be exiting when the call that killed it returns (the engine waits for
+// the group's leader only). A killed member stays a zombie until its new
+// parent reaps it, which in a container may take a while, so zombies
+// count as gone (Linux /proc).
 func groupGone(pgid int) bool {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if gone := groupGoneNow(pgid); gone || time.Now().After(deadline) {
+			return gone
+		}
+	}
+}
+
+func groupGoneNow(pgid int) bool {
 	if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
 		return true
 	}
