@@ -163,7 +163,14 @@ func gatherGit(ctx context.Context, env osenv.Env, workDir, root string, probe g
 		wg.Go(func() {
 			lg, lgErr = runGit(pctx, env, workDir, "log", "-"+strconv.Itoa(gitCommitsMax), "--format=%h %s")
 		})
-		wg.Go(func() { rm, rmErr = runGit(pctx, env, workDir, "remote", "get-url", "origin") })
+		if u, ok := originURL(env, repo.config); ok {
+			rm = gitOutput{stdout: u}
+			if u == "" {
+				rm.code = 2 // as git remote get-url says of a missing remote
+			}
+		} else {
+			wg.Go(func() { rm, rmErr = runGit(pctx, env, workDir, "remote", "get-url", "origin") })
+		}
 	}
 	var (
 		st  gitOutput

@@ -36,6 +36,9 @@ type gitRepo struct {
 	stamp string
 	// indexSize is the size of the index in bytes (0 without one).
 	indexSize int64
+	// config is the path of the repository's config file ("" when the
+	// git directory is not found).
+	config string
 }
 
 // readGitRepo reads the git directory of the work tree at root: .git
@@ -59,7 +62,7 @@ func readGitRepo(fsys osenv.FS, root string) gitRepo {
 	if b, err := fsys.ReadFile(path.Join(gitDir, "commondir")); err == nil {
 		common = joinRel(gitDir, strings.TrimSpace(string(b)))
 	}
-	var r gitRepo
+	r := gitRepo{config: path.Join(common, "config")}
 	head, err := fsys.ReadFile(path.Join(gitDir, "HEAD"))
 	ref, isRef := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
 	switch {
