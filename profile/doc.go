@@ -53,7 +53,12 @@
 //     new HEAD or index, which only asks for the commits and the remote
 //     again (TestGitSlowVerdictOutlivesANewHead); the changed files are
 //     never cached; a broken or unwritable cache is ignored (TestGitCache,
-//     git_cache.go).
+//     git_cache.go). An index of 1 MiB or more (some 10,000 files) is a
+//     slow verdict from the first start, without running git status
+//     (TestGitLargeIndexIsSlowWithoutStatus). The origin's URL is read from
+//     the repository's config, and git is asked only where a config it
+//     reads could rewrite it; where the file answers, it answers as git
+//     does (TestOriginURLAgreesWithGit, git_remote.go).
 //   - builtin_gen.go is what decoding builtin/*.yaml gives, and Builtin
 //     equals Load on builtin/ (TestBuiltinGenerated). Profiles that
 //     inherit a template share one parse of it
