@@ -116,11 +116,10 @@ func (r hostResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Ad
 	return out, nil
 }
 
-// TestFetcherRedirectsCannotReachNonPublicAddresses: a loopback test
-// server (the one address the test lets through) redirects to forbidden
-// addresses, spelled as literals or behind names whose DNS answers are
-// not public; every hop is refused before a connection is made.
-func TestFetcherRedirectsCannotReachNonPublicAddresses(t *testing.T) {
+// redirectServer serves /go?to=URL, a redirect to URL, and /ok, which
+// answers "reached HOST"; it returns the server and its port.
+func redirectServer(t *testing.T) (*httptest.Server, int) {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
@@ -131,7 +130,15 @@ func TestFetcherRedirectsCannotReachNonPublicAddresses(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	return srv, srv.Listener.Addr().(*net.TCPAddr).Port
+}
+
+// TestFetcherRedirectsCannotReachNonPublicAddresses: a loopback test
+// server (the one address the test lets through) redirects to forbidden
+// addresses, spelled as literals or behind names whose DNS answers are
+// not public; every hop is refused before a connection is made.
+func TestFetcherRedirectsCannotReachNonPublicAddresses(t *testing.T) {
+	srv, port := redirectServer(t)
 	f := tools.NewLocalFetcher(tools.FetcherOptions{
 		Allow:              []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		CrossHostRedirects: true, // the address checks are under test, not the stop at another host
@@ -185,17 +192,7 @@ func TestFetchURLStopsAtARedirectToAnotherHost(t *testing.T) {
 		t.Errorf("the other host was reached: %s", r.URL)
 	}))
 	t.Cleanup(other.Close)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
-	})
-	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		fmt.Fprintf(w, "reached %s", r.Host)
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	_, port := redirectServer(t)
 	fetch := tools.NewFetchURL(tools.NewLocalFetcher(tools.FetcherOptions{
 		Allow:    []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		Resolver: hostResolver{"ok.test": {"127.0.0.1"}},
