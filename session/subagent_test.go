@@ -943,7 +943,7 @@ func TestResumeWithFinishedRunningAndInterruptedChildren(t *testing.T) {
 	r := newRig(t)
 	hold := llmtest.NewGate()
 	prompts := map[string]string{"agent-0": "Task A", "agent-1": "Task B", "agent-2": "Task C"}
-	r.route(t,
+	rt := r.route(t,
 		func(c call) (llmtest.Reply, bool) { // the main agent
 			if c.firstUser() != "one" {
 				return llmtest.Reply{}, false
@@ -1046,11 +1046,13 @@ func TestResumeWithFinishedRunningAndInterruptedChildren(t *testing.T) {
 			t.Errorf("resuming %s (error %v):\n%s", id, isErr, out)
 		}
 	}
-	rt := r.srv.Requests()
+	// The routed calls, not the server's requests: a held child's request
+	// cut off by its interruption reaches the server unfinished, and the
+	// server rejects it.
 	for id, p := range prompts {
 		var last call
-		for _, req := range rt {
-			if c := decodeCall(t, req); c.firstUser() == p {
+		for _, c := range rt.callsOf(p) {
+			if c.firstUser() == p {
 				last = c
 			}
 		}
